@@ -1,0 +1,23 @@
+# ksched container image: build on Debian bookworm, run with only the shared libraries
+# ksched links against, as a non-root user.
+FROM debian:bookworm AS build
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      cmake g++ make pkg-config libcpprest-dev libcurl4-openssl-dev libyaml-cpp-dev libssl-dev \
+      prometheus-cpp-dev libgtest-dev libgmock-dev libsimdjson-dev \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DKSCHED_WERROR=OFF \
+    && cmake --build /build -j"$(nproc)" --target ksched \
+    && strip /build/cmd/ksched/ksched
+
+FROM debian:bookworm-slim
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      ca-certificates libcurl4 libyaml-cpp0.7 libssl3 libcpprest2.10 libprometheus-cpp-core1.0 \
+      libprometheus-cpp-pull1.0 libsimdjson14 \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 65532 --no-create-home --shell /usr/sbin/nologin ksched
+COPY --from=build /build/cmd/ksched/ksched /usr/local/bin/ksched
+USER 65532:65532
+EXPOSE 10259
+ENTRYPOINT ["/usr/local/bin/ksched"]

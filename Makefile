@@ -1,0 +1,54 @@
+# ksched: the two set-up commands are `make demo` and `make test` (see README.md).
+SHELL := /bin/bash
+BUILD ?= build
+BUILD_SAN ?= build-asan
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps control-plane build build-asan test test-unit demo bench bench-client bench-decode bench-queue clean
+
+all: build
+
+deps:
+	bash scripts/install-deps.sh
+
+control-plane: deps
+	bash tests/e2e/control-plane.sh build >/dev/null
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS)
+
+# Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer, built with clang so
+# -Wthread-safety checks the GUARDED_BY annotations too.
+build-asan: deps
+	cmake -S . -B $(BUILD_SAN) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
+	  -DCMAKE_BUILD_TYPE=Debug -DKSCHED_SANITIZE=address,undefined -DKSCHED_UNIT_TESTS_ONLY=ON
+	cmake --build $(BUILD_SAN) -j$(JOBS)
+
+# Everything: unit + integration tests (real etcd + kube-apiserver), then the unit tests
+# again under ASan/UBSan. Prints "N passed, N failed" at the end.
+test: control-plane build build-asan
+	bash scripts/run-tests.sh $(BUILD) $(BUILD_SAN)
+
+test-unit: build
+	cd $(BUILD) && ctest -L unit --output-on-failure -j$(JOBS)
+
+demo: control-plane build
+	bash scripts/demo.sh $(BUILD)
+
+bench: bench-client bench-decode bench-queue
+
+bench-client: control-plane build
+	bash scripts/bench-client.sh $(BUILD)
+
+bench-decode: build
+	$(BUILD)/bench/api/bench_decode
+
+bench-queue: build
+	$(BUILD)/bench/queue/bench_queue
+
+clean:
+	rm -rf $(BUILD) $(BUILD_SAN)

@@ -1,0 +1,21 @@
+# Compiler settings shared by every ksched target (applied through ksched_options).
+add_library(ksched_options INTERFACE)
+target_include_directories(ksched_options INTERFACE ${PROJECT_SOURCE_DIR})
+target_compile_options(ksched_options INTERFACE -Wall -Wextra -Wno-unused-parameter)
+if(KSCHED_WERROR)
+  target_compile_options(ksched_options INTERFACE -Werror)
+endif()
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  # Checks GUARDED_BY / REQUIRES annotations (pkg/util/thread_annotations.h).
+  target_compile_options(ksched_options INTERFACE -Wthread-safety)
+endif()
+if(KSCHED_SANITIZE)
+  target_compile_options(ksched_options INTERFACE -fsanitize=${KSCHED_SANITIZE} -fno-omit-frame-pointer
+                                                  -fno-sanitize-recover=all)
+  target_link_options(ksched_options INTERFACE -fsanitize=${KSCHED_SANITIZE})
+endif()
+find_program(CCACHE_PROGRAM ccache)
+if(CCACHE_PROGRAM)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+  set(CMAKE_C_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+endif()

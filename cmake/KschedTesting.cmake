@@ -1,0 +1,23 @@
+include(GoogleTest)
+
+# ksched_test(<name> SOURCES a.cc b.cc LIBS ksched_x [INTEGRATION])
+#   Unit tests carry the ctest label "unit" and run under the sanitizers in CI.
+#   Integration tests (label "integration") start a real etcd + kube-apiserver through
+#   tests/e2e/control_plane.h; they are skipped in KSCHED_UNIT_TESTS_ONLY builds.
+function(ksched_test name)
+  cmake_parse_arguments(T "INTEGRATION" "" "SOURCES;LIBS" ${ARGN})
+  if(T_INTEGRATION AND KSCHED_UNIT_TESTS_ONLY)
+    return()
+  endif()
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} ksched_options GTest::gtest GTest::gmock)
+  if(T_INTEGRATION)
+    target_link_libraries(${name} PRIVATE ksched_control_plane)
+    # One control plane per test binary, so the binary's tests run in one process.
+    add_test(NAME ${name} COMMAND ${name})
+    set_tests_properties(${name} PROPERTIES LABELS integration TIMEOUT 900 RUN_SERIAL TRUE)
+  else()
+    target_link_libraries(${name} PRIVATE GTest::gtest_main)
+    gtest_discover_tests(${name} PROPERTIES LABELS unit TIMEOUT 120 DISCOVERY_TIMEOUT 60)
+  endif()
+endfunction()

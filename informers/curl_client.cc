@@ -1,0 +1,504 @@
+#include "informers/curl_client.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <future>
+#include <map>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "informers/rate_limiter.h"
+#include "pkg/util/log.h"
+#include "pkg/util/mutex.h"
+
+namespace ksched::informers {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kMaxConnectRetryDelay{std::chrono::seconds(30)};
+constexpr milliseconds kConnectTimeout{std::chrono::seconds(10)};
+constexpr long kMaxRetryAfterSeconds = 120;
+
+void GlobalInit() {
+  static const bool done = [] { return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }();
+  (void)done;
+}
+
+bool IsConnectionError(CURLcode c) {
+  switch (c) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Status StatusFromCurl(CURLcode c, const char* errbuf) {
+  std::string msg = errbuf && *errbuf ? errbuf : curl_easy_strerror(c);
+  if (c == CURLE_OPERATION_TIMEDOUT) return {StatusCode::kDeadlineExceeded, msg};
+  if (c == CURLE_PEER_FAILED_VERIFICATION || c == CURLE_SSL_CACERT_BADFILE || c == CURLE_SSL_CERTPROBLEM)
+    return {StatusCode::kUnavailable, "TLS: " + msg};
+  return {StatusCode::kUnavailable, msg};
+}
+
+// What a watch shares with its WatchStream handle. cb_mu is held while a callback runs,
+// so Cancel() can wait for a running callback and then guarantee silence.
+struct WatchState {
+  WatchCallbacks callbacks;
+  std::mutex cb_mu;
+  std::atomic<bool> cancelled{false};
+  uint64_t id = 0;
+};
+
+struct Transfer {
+  Request req;
+  ResponseCallback done;               // plain requests
+  std::shared_ptr<WatchState> watch;   // watches
+  CURL* easy = nullptr;
+  curl_slist* headers = nullptr;
+  std::string body;
+  std::string line;                    // watch: partial line carried between writes
+  long retry_after = -1;               // seconds, from the Retry-After header
+  int attempt = 0;
+  bool auth_retried = false;
+  bool body_overflow = false;
+  Clock::time_point not_before;
+  char errbuf[CURL_ERROR_SIZE] = {};
+  size_t max_body = 0;
+  size_t max_line = 0;
+
+  ~Transfer() {
+    if (headers) curl_slist_free_all(headers);
+    if (easy) curl_easy_cleanup(easy);
+  }
+};
+
+class CurlApiClient;
+
+class CurlWatchStream final : public WatchStream {
+ public:
+  CurlWatchStream(CurlApiClient* client, std::shared_ptr<WatchState> state)
+      : client_(client), state_(std::move(state)) {}
+  ~CurlWatchStream() override { Cancel(); }
+  void Cancel() override;
+
+ private:
+  CurlApiClient* client_;
+  std::shared_ptr<WatchState> state_;
+};
+
+class CurlApiClient final : public ApiClient {
+ public:
+  CurlApiClient(RestConfig config, CurlClientOptions options)
+      : config_(std::move(config)),
+        options_(options),
+        clock_(*options.clock),
+        tokens_(config_, clock_),
+        bucket_(config_.qps, config_.burst, clock_.Now()) {
+    multi_ = curl_multi_init();
+    curl_multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+    // Many watches + requests share one HTTP/2 connection; allow plenty of streams.
+    curl_multi_setopt(multi_, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000L);
+    loop_ = std::jthread([this](std::stop_token st) { Loop(st); });
+  }
+
+  ~CurlApiClient() override {
+    loop_.request_stop();
+    curl_multi_wakeup(multi_);
+    loop_.join();
+    curl_multi_cleanup(multi_);
+  }
+
+  void Send(Request request, ResponseCallback done) override {
+    auto t = std::make_unique<Transfer>();
+    t->req = std::move(request);
+    t->done = std::move(done);
+    Submit(std::move(t));
+  }
+
+  std::unique_ptr<WatchStream> Watch(Request request, WatchCallbacks callbacks) override {
+    auto state = std::make_shared<WatchState>();
+    state->callbacks = std::move(callbacks);
+    state->id = next_watch_id_.fetch_add(1);
+    auto t = std::make_unique<Transfer>();
+    t->req = std::move(request);
+    t->watch = state;
+    Submit(std::move(t));
+    return std::make_unique<CurlWatchStream>(this, std::move(state));
+  }
+
+  void CancelWatch(const std::shared_ptr<WatchState>& state) {
+    state->cancelled.store(true);
+    { std::lock_guard wait_for_running_callback(state->cb_mu); }
+    {
+      MutexLock lock(mu_);
+      cancels_.push_back(state->id);
+    }
+    curl_multi_wakeup(multi_);
+  }
+
+  bool OnIoThread() const { return std::this_thread::get_id() == loop_.get_id(); }
+
+ private:
+  void Submit(std::unique_ptr<Transfer> t) {
+    t->max_body = options_.max_body_bytes;
+    t->max_line = options_.max_watch_line_bytes;
+    {
+      MutexLock lock(mu_);
+      incoming_.push_back(std::move(t));
+    }
+    curl_multi_wakeup(multi_);
+  }
+
+  // ---- the I/O thread ------------------------------------------------------------------
+
+  void Loop(std::stop_token st) {
+    while (!st.stop_requested()) {
+      TakeIncoming();
+      StartDue();
+      int running = 0;
+      curl_multi_perform(multi_, &running);
+      Reap();
+      curl_multi_poll(multi_, nullptr, 0, static_cast<int>(NextWait().count()), nullptr);
+    }
+    Shutdown();
+  }
+
+  void TakeIncoming() {
+    std::vector<std::unique_ptr<Transfer>> in;
+    std::vector<uint64_t> cancels;
+    {
+      MutexLock lock(mu_);
+      in.swap(incoming_);
+      cancels.swap(cancels_);
+    }
+    auto now = clock_.Now();
+    for (auto& t : in) {
+      t->not_before = now;
+      pending_.push_back(std::move(t));
+    }
+    for (uint64_t id : cancels) {
+      auto it = std::find_if(active_.begin(), active_.end(),
+                             [&](const auto& kv) { return kv.second->watch && kv.second->watch->id == id; });
+      if (it != active_.end()) {
+        curl_multi_remove_handle(multi_, it->first);
+        active_.erase(it);
+      }
+      std::erase_if(pending_, [&](const auto& t) { return t->watch && t->watch->id == id; });
+    }
+  }
+
+  // Starts pending transfers whose time has come, as far as the rate limiter allows.
+  void StartDue() {
+    auto now = clock_.Now();
+    std::sort(pending_.begin(), pending_.end(),
+              [](const auto& a, const auto& b) { return a->not_before < b->not_before; });
+    size_t started = 0;
+    for (; started < pending_.size(); ++started) {
+      auto& t = pending_[started];
+      if (t->not_before > now) break;
+      auto wait = bucket_.TryTake(now);
+      if (wait > Clock::duration::zero()) {
+        for (size_t i = started; i < pending_.size(); ++i)
+          pending_[i]->not_before = std::max(pending_[i]->not_before, now + wait);
+        break;
+      }
+      Start(std::move(t));
+    }
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<long>(started));
+  }
+
+  milliseconds NextWait() {
+    long curl_ms = -1;
+    curl_multi_timeout(multi_, &curl_ms);
+    milliseconds wait(1000);
+    if (curl_ms >= 0) wait = std::min(wait, milliseconds(curl_ms));
+    auto now = clock_.Now();
+    for (const auto& t : pending_) {
+      auto d = std::chrono::duration_cast<milliseconds>(t->not_before - now) + milliseconds(1);
+      wait = std::min(wait, std::max(d, milliseconds(0)));
+    }
+    return wait;
+  }
+
+  void Start(std::unique_ptr<Transfer> t) {
+    if (t->watch && t->watch->cancelled.load()) return;
+    ++t->attempt;
+    t->body.clear();
+    t->line.clear();
+    t->retry_after = -1;
+    t->body_overflow = false;
+    t->errbuf[0] = 0;
+    if (t->easy) curl_easy_cleanup(t->easy);
+    if (t->headers) curl_slist_free_all(t->headers);
+    t->headers = nullptr;
+    CURL* e = t->easy = curl_easy_init();
+    const Request& r = t->req;
+    std::string url = config_.server + r.path;
+    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, config_.user_agent.empty() ? DefaultUserAgent().c_str()
+                                                                       : config_.user_agent.c_str());
+    if (options_.http2) {
+      curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+      curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    }
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(kConnectTimeout.count()));
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, static_cast<long>(options_.tcp_keepalive_idle.count()));
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 5L);
+    if (!t->watch) {
+      auto timeout = r.timeout.count() > 0 ? r.timeout : config_.timeout;
+      curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
+    }
+    // TLS: verify against the configured CA (in memory), present a client cert if any.
+    if (config_.insecure_skip_tls_verify) {
+      curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+      curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    } else if (!config_.ca_pem.empty()) {
+      curl_blob ca{const_cast<char*>(config_.ca_pem.data()), config_.ca_pem.size(), CURL_BLOB_NOCOPY};
+      curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &ca);
+    }
+    if (!config_.client_cert_pem.empty()) {
+      curl_blob cert{const_cast<char*>(config_.client_cert_pem.data()), config_.client_cert_pem.size(),
+                     CURL_BLOB_NOCOPY};
+      curl_blob key{const_cast<char*>(config_.client_key_pem.data()), config_.client_key_pem.size(),
+                    CURL_BLOB_NOCOPY};
+      curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &cert);
+      curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+      curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &key);
+      curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+    }
+    if (!config_.username.empty()) {
+      curl_easy_setopt(e, CURLOPT_USERNAME, config_.username.c_str());
+      curl_easy_setopt(e, CURLOPT_PASSWORD, config_.password.c_str());
+    }
+    t->headers = curl_slist_append(t->headers, "Accept: application/json");
+    if (std::string tok = tokens_.Token(); !tok.empty())
+      t->headers = curl_slist_append(t->headers, ("Authorization: Bearer " + tok).c_str());
+    switch (r.verb) {
+      case Verb::kGet:
+        break;
+      case Verb::kDelete:
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
+        break;
+      case Verb::kPost:
+      case Verb::kPut:
+      case Verb::kPatch:
+        if (r.verb != Verb::kPost) curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, VerbName(r.verb).data());
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+        t->headers = curl_slist_append(t->headers, ("Content-Type: " + r.content_type).c_str());
+        break;
+    }
+    if (r.verb == Verb::kDelete && !r.body.empty()) {
+      curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());
+      curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+      t->headers = curl_slist_append(t->headers, ("Content-Type: " + r.content_type).c_str());
+    }
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &CurlApiClient::OnHeader);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &CurlApiClient::OnData);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
+    curl_multi_add_handle(multi_, e);
+    active_.emplace(e, std::move(t));
+  }
+
+  static size_t OnHeader(char* data, size_t size, size_t n, void* user) {
+    auto* t = static_cast<Transfer*>(user);
+    std::string_view h(data, size * n);
+    constexpr std::string_view kRetryAfter = "retry-after:";
+    if (h.size() > kRetryAfter.size() &&
+        std::equal(kRetryAfter.begin(), kRetryAfter.end(), h.begin(),
+                   [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); })) {
+      long v = std::strtol(std::string(h.substr(kRetryAfter.size())).c_str(), nullptr, 10);
+      if (v >= 0) t->retry_after = std::min(v, kMaxRetryAfterSeconds);
+    }
+    return size * n;
+  }
+
+  static size_t OnData(char* data, size_t size, size_t n, void* user) {
+    auto* t = static_cast<Transfer*>(user);
+    const size_t len = size * n;
+    long code = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+    if (!t->watch || code != 200) {
+      if (t->body.size() + len > t->max_body) {
+        t->body_overflow = true;
+        return 0;  // aborts the transfer
+      }
+      t->body.append(data, len);
+      return len;
+    }
+    // A watch: deliver each complete line.
+    std::string_view chunk(data, len);
+    while (!chunk.empty()) {
+      size_t nl = chunk.find('\n');
+      if (nl == std::string_view::npos) {
+        if (t->line.size() + chunk.size() > t->max_line) {
+          t->body_overflow = true;
+          return 0;
+        }
+        t->line.append(chunk);
+        break;
+      }
+      std::string_view piece = chunk.substr(0, nl);
+      chunk.remove_prefix(nl + 1);
+      if (t->line.empty()) {
+        DeliverLine(*t, piece);
+      } else {
+        t->line.append(piece);
+        DeliverLine(*t, t->line);
+        t->line.clear();
+      }
+    }
+    return len;
+  }
+
+  static void DeliverLine(Transfer& t, std::string_view line) {
+    if (line.empty() || (line.size() == 1 && line[0] == '\r')) return;
+    std::lock_guard lock(t.watch->cb_mu);
+    if (!t.watch->cancelled.load() && t.watch->callbacks.on_line) t.watch->callbacks.on_line(line);
+  }
+
+  void Reap() {
+    int left = 0;
+    while (CURLMsg* m = curl_multi_info_read(multi_, &left)) {
+      if (m->msg != CURLMSG_DONE) continue;
+      CURL* e = m->easy_handle;
+      CURLcode rc = m->data.result;
+      curl_multi_remove_handle(multi_, e);
+      auto it = active_.find(e);
+      if (it == active_.end()) continue;
+      std::unique_ptr<Transfer> t = std::move(it->second);
+      active_.erase(it);
+      Finish(std::move(t), rc);
+    }
+  }
+
+  void Finish(std::unique_ptr<Transfer> t, CURLcode rc) {
+    long code = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+    auto now = clock_.Now();
+    if (t->watch) {
+      Status s;
+      if (t->body_overflow) s = {StatusCode::kResourceExhausted, "watch event larger than the line limit"};
+      else if (rc != CURLE_OK) s = StatusFromCurl(rc, t->errbuf);
+      else if (code != 200) s = StatusFromHttp(code, t->body);
+      if (code == 401 && tokens_.FromFile()) tokens_.Invalidate();
+      std::lock_guard lock(t->watch->cb_mu);
+      if (!t->watch->cancelled.load() && t->watch->callbacks.on_close) t->watch->callbacks.on_close(s);
+      return;
+    }
+    const bool can_retry = t->attempt <= t->req.max_retries;
+    if (rc != CURLE_OK) {
+      if (t->body_overflow) {
+        t->done(Status(StatusCode::kResourceExhausted, "response body exceeds " + std::to_string(t->max_body) + " bytes"));
+        return;
+      }
+      if (can_retry && t->req.verb == Verb::kGet && IsConnectionError(rc)) {
+        auto delay = std::min(options_.connect_retry_delay * (1 << std::min(t->attempt - 1, 5)), kMaxConnectRetryDelay);
+        KLOG_V(2) << "retrying GET " << t->req.path << " after " << delay.count() << "ms: " << curl_easy_strerror(rc);
+        Retry(std::move(t), now + delay);
+        return;
+      }
+      t->done(StatusFromCurl(rc, t->errbuf));
+      return;
+    }
+    if (code == 401 && tokens_.FromFile() && !t->auth_retried) {
+      tokens_.Invalidate();
+      t->auth_retried = true;
+      Retry(std::move(t), now);
+      return;
+    }
+    if ((code == 429 || code >= 500) && t->retry_after >= 0 && can_retry) {
+      KLOG_V(2) << "server answered " << code << " for " << VerbName(t->req.verb) << " " << t->req.path
+                << ", retrying after " << t->retry_after << "s";
+      Retry(std::move(t), now + std::chrono::seconds(t->retry_after));
+      return;
+    }
+    if (code >= 200 && code < 300) {
+      Response resp;
+      resp.http_code = code;
+      resp.body = std::move(t->body);
+      t->done(std::move(resp));
+      return;
+    }
+    t->done(StatusFromHttp(code, t->body));
+  }
+
+  void Retry(std::unique_ptr<Transfer> t, Clock::time_point at) {
+    t->not_before = at;
+    pending_.push_back(std::move(t));
+  }
+
+  void Shutdown() {
+    TakeIncoming();
+    Status cancelled(StatusCode::kCancelled, "API client shut down");
+    auto finish = [&](std::unique_ptr<Transfer>& t) {
+      if (t->watch) {
+        std::lock_guard lock(t->watch->cb_mu);
+        if (!t->watch->cancelled.load() && t->watch->callbacks.on_close) t->watch->callbacks.on_close(cancelled);
+      } else if (t->done) {
+        t->done(cancelled);
+      }
+    };
+    for (auto& [e, t] : active_) {
+      curl_multi_remove_handle(multi_, e);
+      finish(t);
+    }
+    active_.clear();
+    for (auto& t : pending_) finish(t);
+    pending_.clear();
+  }
+
+  const RestConfig config_;
+  const CurlClientOptions options_;
+  Clock& clock_;
+  TokenSource tokens_;
+  CURLM* multi_ = nullptr;
+  std::atomic<uint64_t> next_watch_id_{1};
+
+  Mutex mu_;
+  std::vector<std::unique_ptr<Transfer>> incoming_ GUARDED_BY(mu_);
+  std::vector<uint64_t> cancels_ GUARDED_BY(mu_);
+
+  // Owned by the I/O thread.
+  TokenBucket bucket_;
+  std::vector<std::unique_ptr<Transfer>> pending_;
+  std::unordered_map<CURL*, std::unique_ptr<Transfer>> active_;
+
+  std::jthread loop_;  // last: started after every member above exists
+};
+
+void CurlWatchStream::Cancel() {
+  if (state_ && !state_->cancelled.load()) client_->CancelWatch(state_);
+}
+
+}  // namespace
+
+StatusOr<ApiClientPtr> NewCurlApiClient(const RestConfig& config, CurlClientOptions options) {
+  GlobalInit();
+  if (config.server.rfind("https://", 0) != 0 && config.server.rfind("http://", 0) != 0)
+    return InvalidArgument("server \"" + config.server + "\": must start with https:// or http://");
+  if (config.client_cert_pem.empty() != config.client_key_pem.empty())
+    return InvalidArgument("client certificate and key must be given together");
+  return ApiClientPtr(std::make_unique<CurlApiClient>(config, options));
+}
+
+}  // namespace ksched::informers

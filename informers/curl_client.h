@@ -1,0 +1,31 @@
+// CurlApiClient: ApiClient on libcurl's multi interface. One I/O thread drives every
+// request; with HTTP/2 (ALPN h2, as kube-apiserver offers) all requests and watches
+// are multiplexed over one TLS connection, as client-go does. See the README for the
+// measurements behind choosing libcurl over cpprestsdk's client.
+#pragma once
+
+#include <memory>
+
+#include "informers/api_client.h"
+#include "informers/rest_config.h"
+#include "pkg/util/clock.h"
+
+namespace ksched::informers {
+
+struct CurlClientOptions {
+  Clock* clock = &RealClock();
+  // Largest response body accepted (a 10,000-pod LIST is ~30 MB).
+  size_t max_body_bytes = size_t{1} << 30;
+  // Longest single watch line accepted; a longer one ends the stream with an error.
+  size_t max_watch_line_bytes = size_t{64} << 20;
+  // Delay before retrying a GET after a connection error (doubled per attempt, capped).
+  std::chrono::milliseconds connect_retry_delay{std::chrono::seconds(1)};
+  // TCP keepalive, so a half-open connection under a silent watch is noticed.
+  std::chrono::seconds tcp_keepalive_idle{30};
+  bool http2 = true;
+};
+
+// Creates a client; fails when the TLS material in `config` is unusable.
+StatusOr<ApiClientPtr> NewCurlApiClient(const RestConfig& config, CurlClientOptions options = {});
+
+}  // namespace ksched::informers

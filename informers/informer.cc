@@ -1,0 +1,401 @@
+#include "informers/informer.h"
+
+#include <deque>
+#include <mutex>
+
+#include "pkg/api/json.h"
+#include "pkg/util/log.h"
+
+namespace ksched::informers {
+namespace {
+
+// Per-resource decoding, so Informer<T> stays generic.
+template <typename T>
+struct Codec;
+template <>
+struct Codec<api::Pod> {
+  static constexpr const char* kKind = "pods";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodePodList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodePodWatchEvent(p, t); }
+};
+template <>
+struct Codec<api::Node> {
+  static constexpr const char* kKind = "nodes";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeNodeList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeNodeWatchEvent(p, t); }
+};
+
+std::string UrlEncode(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+// Lines handed from the client's I/O thread to the informer thread.
+struct LineQueue {
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::deque<std::string> lines;
+  std::optional<Status> closed;  // set once by on_close
+};
+
+}  // namespace
+
+std::string StoreKey(const api::ObjectMeta& meta) {
+  return meta.namespace_.empty() ? meta.name : meta.namespace_ + "/" + meta.name;
+}
+
+template <typename T>
+Informer<T>::Informer(ApiClient& client, std::string resource_path, InformerOptions options)
+    : client_(client), path_(std::move(resource_path)), options_(options), clock_(*options.clock), rng_(options.seed) {}
+
+template <typename T>
+Informer<T>::~Informer() {
+  Stop();
+}
+
+template <typename T>
+void Informer<T>::AddHandler(EventHandler<T>* handler) {
+  handlers_.push_back(handler);
+}
+
+template <typename T>
+void Informer<T>::Start() {
+  thread_ = std::jthread([this](std::stop_token st) { Run(st); });
+}
+
+template <typename T>
+void Informer<T>::Stop() {
+  if (thread_.joinable()) {
+    thread_.request_stop();
+    thread_.join();
+  }
+}
+
+template <typename T>
+bool Informer<T>::HasSynced() const {
+  std::shared_lock lock(store_mu_);
+  return synced_;
+}
+
+template <typename T>
+bool Informer<T>::WaitForSync(std::chrono::milliseconds timeout) const {
+  std::shared_lock lock(store_mu_);
+  return synced_cv_.wait_for(lock, timeout, [&] { return synced_; });
+}
+
+template <typename T>
+std::shared_ptr<const T> Informer<T>::Get(const std::string& key) const {
+  std::shared_lock lock(store_mu_);
+  auto it = store_.find(key);
+  return it == store_.end() ? nullptr : it->second;
+}
+
+template <typename T>
+std::vector<std::shared_ptr<const T>> Informer<T>::List() const {
+  std::shared_lock lock(store_mu_);
+  std::vector<std::shared_ptr<const T>> out;
+  out.reserve(store_.size());
+  for (const auto& [k, v] : store_) out.push_back(v);
+  return out;
+}
+
+template <typename T>
+size_t Informer<T>::Size() const {
+  std::shared_lock lock(store_mu_);
+  return store_.size();
+}
+
+template <typename T>
+std::string Informer<T>::LastSyncResourceVersion() const {
+  std::shared_lock lock(store_mu_);
+  return rv_;
+}
+
+template <typename T>
+InformerStats Informer<T>::Stats() const {
+  std::shared_lock lock(store_mu_);
+  return stats_;
+}
+
+template <typename T>
+std::string Informer<T>::ListPath(const std::string& cont, bool paginate) const {
+  std::string p = path_ + "?resourceVersion=";  // "": a consistent read from etcd
+  if (paginate) p += "&limit=" + std::to_string(options_.page_size);
+  if (!cont.empty()) p += "&continue=" + UrlEncode(cont);
+  if (!options_.field_selector.empty()) p += "&fieldSelector=" + UrlEncode(options_.field_selector);
+  if (!options_.label_selector.empty()) p += "&labelSelector=" + UrlEncode(options_.label_selector);
+  return p;
+}
+
+template <typename T>
+std::string Informer<T>::WatchPath(int64_t timeout_seconds) const {
+  std::string p = path_ + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=" + std::to_string(timeout_seconds);
+  {
+    std::shared_lock lock(store_mu_);
+    p += "&resourceVersion=" + UrlEncode(rv_);
+  }
+  if (!options_.field_selector.empty()) p += "&fieldSelector=" + UrlEncode(options_.field_selector);
+  if (!options_.label_selector.empty()) p += "&labelSelector=" + UrlEncode(options_.label_selector);
+  return p;
+}
+
+template <typename T>
+void Informer<T>::Run(std::stop_token stop) {
+  bool need_list = true;
+  while (!stop.stop_requested()) {
+    if (need_list) {
+      Status s = ListAndReplace(stop);
+      if (!s.ok()) {
+        if (stop.stop_requested()) return;
+        KLOG(WARNING) << "failed to list " << Codec<T>::kKind << ": " << s.ToString();
+        Backoff(stop);
+        continue;
+      }
+      need_list = false;
+    }
+    switch (Watch(stop)) {
+      case WatchEnd::kResume:
+        break;
+      case WatchEnd::kRelist: {
+        std::unique_lock lock(store_mu_);
+        ++stats_.relists_after_gone;
+        need_list = true;
+        break;
+      }
+      case WatchEnd::kBackoff:
+        Backoff(stop);
+        break;
+      case WatchEnd::kStopped:
+        return;
+    }
+  }
+}
+
+template <typename T>
+void Informer<T>::Backoff(std::stop_token stop) {
+  auto now = clock_.Now();
+  if (now - last_failure_ > options_.backoff_reset) backoff_steps_ = 0;
+  last_failure_ = now;
+  auto base = options_.initial_backoff * (int64_t{1} << std::min(backoff_steps_, 16));
+  base = std::min(base, options_.max_backoff);
+  ++backoff_steps_;
+  // Jitter factor 1.0: wait a uniformly random duration in [base, 2*base).
+  std::uniform_real_distribution<double> jitter(0.0, 1.0);
+  auto wait = std::chrono::duration_cast<Clock::duration>(base * (1.0 + jitter(rng_)));
+  {
+    std::unique_lock lock(store_mu_);
+    ++stats_.failures;
+  }
+  clock_.SleepFor(wait, stop);
+}
+
+// Lists every page (a consistent read, RV=""), then replaces the store: new objects are
+// added, changed ones updated, and ones that vanished are deleted as tombstones.
+template <typename T>
+Status Informer<T>::ListAndReplace(std::stop_token stop) {
+  api::JsonParser parser;
+  std::vector<std::shared_ptr<const T>> items;
+  std::string cont, list_rv;
+  int64_t pages = 0;
+  bool paginate = options_.page_size > 0;
+  for (;;) {
+    auto resp = client_.Do({.path = ListPath(cont, paginate)});
+    if (stop.stop_requested()) return Status(StatusCode::kCancelled, "stopped");
+    if (!resp.ok()) {
+      if (resp.status().code() == StatusCode::kGone && !cont.empty()) {
+        // The continue token expired mid-pagination: start over with one full list.
+        KLOG(INFO) << "continue token expired while listing " << Codec<T>::kKind << ", listing in full";
+        items.clear();
+        cont.clear();
+        paginate = false;
+        continue;
+      }
+      return resp.status();
+    }
+    auto list = Codec<T>::List(parser, api::JsonText::Padded(resp->body));
+    if (!list.ok()) return list.status().WithContext(std::string("decoding ") + Codec<T>::kKind + " list");
+    ++pages;
+    items.insert(items.end(), std::make_move_iterator(list->items.begin()), std::make_move_iterator(list->items.end()));
+    list_rv = list->resource_version;
+    cont = list->continue_token;
+    if (cont.empty() || !paginate) break;
+  }
+
+  struct Change { int kind; std::shared_ptr<const T> old_obj, new_obj; };  // 0 add, 1 update, 2 delete
+  std::vector<Change> changes;
+  {
+    std::unique_lock lock(store_mu_);
+    std::unordered_map<std::string, std::shared_ptr<const T>> next;
+    next.reserve(items.size());
+    for (auto& obj : items) {
+      std::string key = StoreKey(obj->metadata);
+      auto it = store_.find(key);
+      if (it == store_.end()) {
+        changes.push_back({0, nullptr, obj});
+      } else if (it->second->metadata.resource_version != obj->metadata.resource_version) {
+        changes.push_back({1, it->second, obj});
+      }
+      next.emplace(std::move(key), std::move(obj));
+    }
+    for (auto& [key, old] : store_) {
+      if (!next.count(key)) changes.push_back({2, old, nullptr});
+    }
+    store_ = std::move(next);
+    rv_ = list_rv;
+    ++stats_.lists;
+    stats_.list_pages += pages;
+  }
+  for (const auto& c : changes) {
+    for (auto* h : handlers_) {
+      if (c.kind == 0) h->OnAdd(c.new_obj);
+      else if (c.kind == 1) h->OnUpdate(c.old_obj, c.new_obj);
+      else h->OnDelete({c.old_obj, /*final_state_unknown=*/true});
+    }
+  }
+  {
+    std::unique_lock lock(store_mu_);
+    synced_ = true;
+  }
+  synced_cv_.notify_all();
+  KLOG_V(2) << "listed " << items.size() << " " << Codec<T>::kKind << " in " << pages << " page(s) at RV " << list_rv;
+  return Status::OK();
+}
+
+template <typename T>
+void Informer<T>::ApplyEvent(api::WatchEventType type, const std::shared_ptr<const T>& obj) {
+  std::string key = StoreKey(obj->metadata);
+  std::shared_ptr<const T> old;
+  {
+    std::unique_lock lock(store_mu_);
+    auto it = store_.find(key);
+    if (it != store_.end()) old = it->second;
+    if (type == api::WatchEventType::kDeleted) {
+      if (it != store_.end()) store_.erase(it);
+    } else {
+      store_[key] = obj;
+    }
+    rv_ = obj->metadata.resource_version;
+  }
+  for (auto* h : handlers_) {
+    if (type == api::WatchEventType::kDeleted) h->OnDelete({old ? old : obj, false});
+    else if (old) h->OnUpdate(old, obj);
+    else h->OnAdd(obj);
+  }
+}
+
+template <typename T>
+typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
+  std::uniform_int_distribution<int64_t> dist(options_.min_watch_timeout.count(),
+                                              2 * options_.min_watch_timeout.count() - 1);
+  auto q = std::make_shared<LineQueue>();
+  auto stream = client_.Watch({.path = WatchPath(dist(rng_))},
+                              {.on_line =
+                                   [q](std::string_view line) {
+                                     std::lock_guard l(q->mu);
+                                     q->lines.emplace_back(line);
+                                     q->cv.notify_one();
+                                   },
+                               .on_close =
+                                   [q](Status s) {
+                                     std::lock_guard l(q->mu);
+                                     q->closed = std::move(s);
+                                     q->cv.notify_one();
+                                   }});
+  {
+    std::unique_lock lock(store_mu_);
+    ++stats_.watches;
+  }
+  api::JsonParser parser;
+  const auto started = clock_.Now();
+  auto last_activity = started;
+  int64_t events = 0;
+  for (;;) {
+    std::deque<std::string> batch;
+    std::optional<Status> closed;
+    {
+      std::unique_lock l(q->mu);
+      // Wake at least every 100 ms to check the idle deadline on the injected clock.
+      q->cv.wait_for(l, stop, std::chrono::milliseconds(100), [&] { return !q->lines.empty() || q->closed; });
+      batch.swap(q->lines);
+      if (batch.empty()) closed = q->closed;
+    }
+    if (stop.stop_requested()) {
+      stream->Cancel();
+      return WatchEnd::kStopped;
+    }
+    auto now = clock_.Now();
+    if (!batch.empty()) last_activity = now;
+    for (auto& line : batch) {
+      auto ev = Codec<T>::Event(parser, api::JsonText::Padded(line));
+      if (!ev.ok()) {
+        // A line we cannot read (truncated or malformed): restart the watch from the last
+        // good RV rather than skip an event and risk a silently stale store.
+        KLOG(WARNING) << "bad watch event for " << Codec<T>::kKind << ", restarting watch: " << ev.status().message();
+        std::unique_lock lock(store_mu_);
+        ++stats_.decode_errors;
+        stream->Cancel();
+        return WatchEnd::kBackoff;
+      }
+      ++events;
+      switch (ev->type) {
+        case api::WatchEventType::kAdded:
+        case api::WatchEventType::kModified:
+        case api::WatchEventType::kDeleted:
+          ApplyEvent(ev->type, ev->object);
+          break;
+        case api::WatchEventType::kBookmark: {
+          std::unique_lock lock(store_mu_);
+          if (!ev->resource_version.empty()) rv_ = ev->resource_version;
+          break;
+        }
+        case api::WatchEventType::kError: {
+          stream->Cancel();
+          if (ev->error.code == 410 || ev->error.reason == "Expired" || ev->error.reason == "Gone") {
+            KLOG(INFO) << "watch of " << Codec<T>::kKind << " expired (" << ev->error.message << "), relisting";
+            return WatchEnd::kRelist;
+          }
+          KLOG(WARNING) << "watch of " << Codec<T>::kKind << " failed: " << ev->error.message;
+          return WatchEnd::kBackoff;
+        }
+      }
+    }
+    if (closed) {
+      if (closed->ok()) {
+        // A watch that ends in under a second without events is suspicious (client-go
+        // treats it as an error); anything else is the server's timeoutSeconds.
+        if (events == 0 && now - started < std::chrono::seconds(1)) return WatchEnd::kBackoff;
+        return WatchEnd::kResume;
+      }
+      if (closed->code() == StatusCode::kGone) {
+        KLOG(INFO) << "watch of " << Codec<T>::kKind << " expired, relisting";
+        return WatchEnd::kRelist;
+      }
+      KLOG(WARNING) << "watch of " << Codec<T>::kKind << " ended: " << closed->ToString();
+      return WatchEnd::kBackoff;
+    }
+    if (now - last_activity >= options_.idle_timeout) {
+      KLOG(WARNING) << "watch of " << Codec<T>::kKind << " silent for "
+                    << std::chrono::duration_cast<std::chrono::seconds>(now - last_activity).count()
+                    << "s, restarting it";
+      stream->Cancel();
+      std::unique_lock lock(store_mu_);
+      ++stats_.idle_restarts;
+      return WatchEnd::kResume;
+    }
+  }
+}
+
+template class Informer<api::Pod>;
+template class Informer<api::Node>;
+
+}  // namespace ksched::informers

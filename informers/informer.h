@@ -1,0 +1,138 @@
+// Informer<T>: list+watch one resource into a thread-safe store and deliver ordered
+// Add/Update/Delete notifications, with client-go's reflector semantics:
+//  - initial LIST (paginated, limit=500) -> WATCH from the list's resourceVersion with
+//    allowWatchBookmarks=true and timeoutSeconds drawn from [300, 600);
+//  - bookmarks only advance the RV; a normally closed watch resumes from the last RV;
+//  - 410 Gone / Expired (HTTP or ERROR event) -> relist with RV="" and deliver deletes
+//    for vanished objects as tombstones (final state unknown) and updates for changed ones;
+//  - failures back off exponentially with jitter (0.8 s doubling to 30 s, reset after 2 min
+//    of health); a watch that stays silent longer than idle_timeout is restarted.
+// One thread per informer runs the reflector and the handlers, so handlers see events
+// in order and never concurrently.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "informers/api_client.h"
+#include "pkg/api/types.h"
+#include "pkg/util/clock.h"
+
+namespace ksched::informers {
+
+// What a delete handler receives. After a relist, objects deleted while the watch was
+// down arrive with final_state_unknown = true and their last known state (client-go's
+// DeletedFinalStateUnknown).
+template <typename T>
+struct Deleted {
+  std::shared_ptr<const T> last_known;
+  bool final_state_unknown = false;
+};
+
+template <typename T>
+class EventHandler {
+ public:
+  virtual ~EventHandler() = default;
+  virtual void OnAdd(const std::shared_ptr<const T>& obj) = 0;
+  virtual void OnUpdate(const std::shared_ptr<const T>& old_obj, const std::shared_ptr<const T>& new_obj) = 0;
+  virtual void OnDelete(const Deleted<T>& deleted) = 0;
+};
+
+struct InformerOptions {
+  Clock* clock = &RealClock();
+  int64_t page_size = 500;
+  std::string field_selector;  // e.g. "status.phase!=Succeeded,status.phase!=Failed"
+  std::string label_selector;
+  std::chrono::seconds min_watch_timeout{300};  // timeoutSeconds is drawn from [min, 2*min)
+  std::chrono::milliseconds initial_backoff{800};
+  std::chrono::milliseconds max_backoff{std::chrono::seconds(30)};
+  std::chrono::seconds backoff_reset{120};
+  // A watch with no bytes (events or bookmarks) for this long is restarted.
+  std::chrono::milliseconds idle_timeout{std::chrono::minutes(2)};
+  uint64_t seed = std::random_device{}();
+};
+
+// Observed counters, for tests and metrics.
+struct InformerStats {
+  int64_t lists = 0;          // completed LIST cycles (each may span pages)
+  int64_t list_pages = 0;
+  int64_t watches = 0;        // watch streams opened
+  int64_t relists_after_gone = 0;
+  int64_t idle_restarts = 0;
+  int64_t decode_errors = 0;
+  int64_t failures = 0;       // failed list or watch attempts (each followed by backoff)
+};
+
+template <typename T>
+class Informer {
+ public:
+  // `resource_path` is the collection, e.g. "/api/v1/pods" or "/api/v1/nodes".
+  Informer(ApiClient& client, std::string resource_path, InformerOptions options = {});
+  ~Informer();
+  Informer(const Informer&) = delete;
+  Informer& operator=(const Informer&) = delete;
+
+  // Handlers must be added before Start(). They run on the informer's thread.
+  void AddHandler(EventHandler<T>* handler);
+  void Start();
+  void Stop();
+
+  // True once the first LIST has been stored and its notifications delivered.
+  bool HasSynced() const;
+  // Blocks until HasSynced() or the timeout (real time) passes.
+  bool WaitForSync(std::chrono::milliseconds timeout) const;
+
+  std::shared_ptr<const T> Get(const std::string& key) const;  // "ns/name" or "name"
+  std::vector<std::shared_ptr<const T>> List() const;
+  size_t Size() const;
+  std::string LastSyncResourceVersion() const;
+  InformerStats Stats() const;
+
+ private:
+  enum class WatchEnd { kResume, kRelist, kBackoff, kStopped };
+
+  void Run(std::stop_token stop);
+  Status ListAndReplace(std::stop_token stop);
+  WatchEnd Watch(std::stop_token stop);
+  void ApplyEvent(api::WatchEventType type, const std::shared_ptr<const T>& obj);
+  void Backoff(std::stop_token stop);
+  std::string ListPath(const std::string& cont, bool paginate) const;
+  std::string WatchPath(int64_t timeout_seconds) const;
+
+  ApiClient& client_;
+  const std::string path_;
+  const InformerOptions options_;
+  Clock& clock_;
+  std::vector<EventHandler<T>*> handlers_;
+
+  mutable std::shared_mutex store_mu_;
+  std::unordered_map<std::string, std::shared_ptr<const T>> store_;  // guarded by store_mu_
+  std::string rv_;                                                  // guarded by store_mu_
+  InformerStats stats_;                                             // guarded by store_mu_
+  bool synced_ = false;                                             // guarded by store_mu_
+  mutable std::condition_variable_any synced_cv_;
+
+  // Reflector-thread state.
+  std::mt19937_64 rng_;
+  int backoff_steps_ = 0;
+  Clock::time_point last_failure_{};
+
+  std::jthread thread_;
+};
+
+// Convenience aliases and factories for the two resources the scheduler watches.
+using PodInformer = Informer<api::Pod>;
+using NodeInformer = Informer<api::Node>;
+// Field selector for pods a scheduler cares about (non-terminal ones).
+inline constexpr char kNonTerminalPodsSelector[] = "status.phase!=Succeeded,status.phase!=Failed";
+
+std::string StoreKey(const api::ObjectMeta& meta);
+
+}  // namespace ksched::informers

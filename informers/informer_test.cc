@@ -1,0 +1,353 @@
+// The REST client and Informer against a scripted fake API server: the faults a real
+// kube-apiserver will not produce on demand.
+#include "informers/informer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "informers/curl_client.h"
+#include "pkg/api/json.h"
+#include "tests/fakes/fake_api_server.h"
+
+namespace ksched::informers {
+namespace {
+
+using namespace std::chrono_literals;
+using ksched::testing::FakeApiServer;
+using ksched::testing::HttpRequest;
+using ksched::testing::ResponseWriter;
+
+std::string NodeJson(const std::string& name, const std::string& rv) {
+  api::Node n;
+  n.metadata.name = name;
+  n.metadata.resource_version = rv;
+  return api::EncodeNode(n);
+}
+
+std::string NodeList(const std::vector<std::pair<std::string, std::string>>& nodes, const std::string& rv,
+                     const std::string& cont = "") {
+  std::string items;
+  for (const auto& [name, nrv] : nodes) items += (items.empty() ? "" : ",") + NodeJson(name, nrv);
+  return R"({"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":")" + rv + R"(","continue":")" + cont +
+         R"("},"items":[)" + items + "]}";
+}
+
+std::string Event(const std::string& type, const std::string& name, const std::string& rv) {
+  return R"({"type":")" + type + R"(","object":)" + NodeJson(name, rv) + "}\n";
+}
+
+std::string Bookmark(const std::string& rv) {
+  return R"({"type":"BOOKMARK","object":{"kind":"Node","apiVersion":"v1","metadata":{"resourceVersion":")" + rv +
+         "\"}}}\n";
+}
+
+std::string ExpiredEvent() {
+  return R"({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+         R"("message":"too old resource version: 1 (5)","reason":"Expired","code":410}})"
+         "\n";
+}
+
+ApiClientPtr ClientFor(const FakeApiServer& server, RestConfig cfg = {}) {
+  cfg.server = server.url();
+  cfg.qps = 0;
+  auto c = NewCurlApiClient(cfg);
+  EXPECT_TRUE(c.ok());
+  return std::move(*c);
+}
+
+// Records every notification as a line, in order.
+class Recorder : public EventHandler<api::Node> {
+ public:
+  void OnAdd(const api::NodePtr& n) override { Push("add " + n->Name() + "@" + n->metadata.resource_version); }
+  void OnUpdate(const api::NodePtr& o, const api::NodePtr& n) override {
+    Push("update " + n->Name() + "@" + o->metadata.resource_version + "->" + n->metadata.resource_version);
+  }
+  void OnDelete(const Deleted<api::Node>& d) override {
+    Push(std::string(d.final_state_unknown ? "tombstone " : "delete ") + d.last_known->Name());
+  }
+  bool WaitFor(size_t n, std::chrono::milliseconds timeout = 10s) {
+    std::unique_lock l(mu_);
+    return cv_.wait_for(l, timeout, [&] { return events_.size() >= n; });
+  }
+  std::vector<std::string> events() {
+    std::lock_guard l(mu_);
+    return events_;
+  }
+
+ private:
+  void Push(std::string e) {
+    std::lock_guard l(mu_);
+    events_.push_back(std::move(e));
+    cv_.notify_all();
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::string> events_;
+};
+
+template <typename Pred>
+bool Eventually(Pred pred, std::chrono::milliseconds timeout = 10s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return pred();
+}
+
+InformerOptions FastOptions() {
+  InformerOptions o;
+  o.initial_backoff = 10ms;
+  o.max_backoff = 50ms;
+  o.seed = 1;
+  return o;
+}
+
+// ---- client ---------------------------------------------------------------------------
+
+TEST(CurlClientTest, RetriesTooManyRequestsAfterRetryAfter) {
+  std::atomic<int> calls{0};
+  FakeApiServer server([&](const HttpRequest&, ResponseWriter& w) {
+    if (calls++ == 0) {
+      w.Respond(429, R"({"kind":"Status","status":"Failure","reason":"TooManyRequests","code":429})",
+                {{"Retry-After", "1"}});
+    } else {
+      w.Respond(200, "{}");
+    }
+  });
+  auto client = ClientFor(server);
+  auto start = std::chrono::steady_clock::now();
+  auto r = client->Do({.path = "/api/v1/nodes"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(calls.load(), 2);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 1s);  // Retry-After honoured
+}
+
+TEST(CurlClientTest, DoesNotRetryServerErrorWithoutRetryAfter) {
+  FakeApiServer server([&](const HttpRequest&, ResponseWriter& w) {
+    w.Respond(500, R"({"kind":"Status","status":"Failure","message":"etcd is sad","reason":"InternalError","code":500})");
+  });
+  auto client = ClientFor(server);
+  auto r = client->Do({.path = "/api/v1/nodes"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(r.status().message(), "etcd is sad");
+  EXPECT_EQ(server.request_count(), 1);
+}
+
+TEST(CurlClientTest, GivesUpAfterMaxRetries) {
+  FakeApiServer server([&](const HttpRequest&, ResponseWriter& w) { w.Respond(503, "", {{"Retry-After", "0"}}); });
+  auto client = ClientFor(server);
+  auto r = client->Do({.path = "/x", .max_retries = 3});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(server.request_count(), 4);
+}
+
+TEST(CurlClientTest, RereadsTokenFileAfterUnauthorized) {
+  auto file = std::filesystem::temp_directory_path() / ("ksched-token-" + std::to_string(::getpid()));
+  std::ofstream(file) << "old";
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (req.headers.at("authorization") == "Bearer new") w.Respond(200, "{}");
+    else w.Respond(401, R"({"kind":"Status","reason":"Unauthorized","code":401})");
+  });
+  RestConfig cfg;
+  cfg.token_file = file.string();
+  auto client = ClientFor(server, cfg);
+  ASSERT_FALSE(client->Do({.path = "/a"}).ok());  // file still holds the old token
+  std::ofstream(file) << "new";                    // rotated
+  auto r = client->Do({.path = "/a"});
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  std::filesystem::remove(file);
+}
+
+TEST(CurlClientTest, SendsMethodBodyContentTypeAndUserAgent) {
+  FakeApiServer server([&](const HttpRequest&, ResponseWriter& w) { w.Respond(201, "{}"); });
+  auto client = ClientFor(server);
+  auto r = client->Do({.verb = Verb::kPatch, .path = "/p", .body = "{\"a\":1}",
+                       .content_type = std::string(kContentStrategicMerge)});
+  ASSERT_TRUE(r.ok());
+  auto req = server.requests().at(0);
+  EXPECT_EQ(req.method, "PATCH");
+  EXPECT_EQ(req.body, "{\"a\":1}");
+  EXPECT_EQ(req.headers["content-type"], "application/strategic-merge-patch+json");
+  EXPECT_EQ(req.headers["user-agent"].rfind("ksched/", 0), 0u);
+}
+
+TEST(CurlClientTest, ConnectionRefusedIsUnavailable) {
+  RestConfig cfg;
+  cfg.server = "http://127.0.0.1:1";
+  auto client = NewCurlApiClient(cfg);
+  ASSERT_TRUE(client.ok());
+  auto r = (*client)->Do({.verb = Verb::kPost, .path = "/x"});  // POST: never retried
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+}
+
+// ---- informer --------------------------------------------------------------------------
+
+TEST(InformerTest, PaginatedListThenOrderedWatchEventsAndBookmarks) {
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (!req.query.count("watch")) {
+      if (req.query.count("continue") == 0) w.Respond(200, NodeList({{"a", "1"}, {"b", "2"}}, "10", "tok"));
+      else w.Respond(200, NodeList({{"c", "3"}}, "10"));
+      return;
+    }
+    if (req.query.at("resourceVersion") == "10") {
+      w.StartChunked(200);
+      w.Chunk(Event("ADDED", "d", "11") + Event("MODIFIED", "a", "12"));
+      w.Chunk(Event("DELETED", "b", "13"));
+      w.Chunk(Bookmark("20"));
+      w.End();
+      return;
+    }
+    w.StartChunked(200);  // the resumed watch: hold it open
+    server.WaitForStop(30s);
+  });
+  auto client = ClientFor(server);
+  auto opts = FastOptions();
+  opts.page_size = 2;
+  NodeInformer inf(*client, "/api/v1/nodes", opts);
+  Recorder rec;
+  inf.AddHandler(&rec);
+  inf.Start();
+  ASSERT_TRUE(inf.WaitForSync(10s));
+  ASSERT_TRUE(rec.WaitFor(6));
+  EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "add b@2", "add c@3", "add d@11", "update a@1->12",
+                                                    "delete b"}));
+  ASSERT_TRUE(Eventually([&] { return server.request_count() >= 4; }));
+  auto reqs = server.requests();
+  EXPECT_EQ(reqs[0].query["limit"], "2");
+  EXPECT_EQ(reqs[1].query["continue"], "tok");
+  EXPECT_EQ(reqs[2].query["allowWatchBookmarks"], "true");
+  int timeout = std::stoi(reqs[2].query["timeoutSeconds"]);
+  EXPECT_GE(timeout, 300);
+  EXPECT_LT(timeout, 600);
+  EXPECT_EQ(reqs[3].query["resourceVersion"], "20");  // resumed from the bookmark, no relist
+  EXPECT_EQ(inf.Stats().lists, 1);
+  EXPECT_EQ(inf.Size(), 3u);
+  EXPECT_NE(inf.Get("d"), nullptr);
+  EXPECT_EQ(inf.Get("b"), nullptr);
+  server.Stop();
+}
+
+TEST(InformerTest, ExpiredWatchRelistsAndDeliversTombstones) {
+  std::atomic<int> lists{0};
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (!req.query.count("watch")) {
+      if (lists++ == 0) w.Respond(200, NodeList({{"a", "1"}, {"b", "2"}, {"keep", "3"}}, "5"));
+      else w.Respond(200, NodeList({{"b", "7"}, {"c", "8"}, {"keep", "3"}}, "9"));
+      return;
+    }
+    if (req.query.at("resourceVersion") == "5") {
+      w.StartChunked(200);
+      w.Chunk(ExpiredEvent());
+      w.End();
+      return;
+    }
+    w.StartChunked(200);
+    server.WaitForStop(30s);
+  });
+  auto client = ClientFor(server);
+  NodeInformer inf(*client, "/api/v1/nodes", FastOptions());
+  Recorder rec;
+  inf.AddHandler(&rec);
+  inf.Start();
+  ASSERT_TRUE(rec.WaitFor(6));
+  auto ev = rec.events();
+  EXPECT_EQ(std::vector<std::string>(ev.begin(), ev.begin() + 3),
+            (std::vector<std::string>{"add a@1", "add b@2", "add keep@3"}));
+  std::vector<std::string> after(ev.begin() + 3, ev.end());
+  std::sort(after.begin(), after.end());
+  EXPECT_EQ(after, (std::vector<std::string>{"add c@8", "tombstone a", "update b@2->7"}));
+  EXPECT_EQ(inf.Stats().relists_after_gone, 1);
+  ASSERT_TRUE(Eventually([&] { return server.request_count() >= 4; }));
+  auto last = server.requests().back();
+  EXPECT_EQ(last.query["resourceVersion"], "9");
+  EXPECT_EQ(server.requests()[2].query["resourceVersion"], "");  // the relist is a consistent read
+  server.Stop();
+}
+
+// Faults that must restart the watch from the last good RV without a relist.
+struct StreamFault {
+  const char* name;
+  std::function<void(ResponseWriter&)> script;
+};
+
+class InformerStreamFaultTest : public ::testing::TestWithParam<StreamFault> {};
+
+TEST_P(InformerStreamFaultTest, ResumesFromLastResourceVersionWithoutRelist) {
+  std::atomic<int> watches{0};
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (!req.query.count("watch")) {
+      w.Respond(200, NodeList({{"a", "1"}}, "5"));
+      return;
+    }
+    if (watches++ == 0) {
+      w.StartChunked(200);
+      w.Chunk(Event("ADDED", "b", "6"));
+      GetParam().script(w);
+      return;
+    }
+    w.StartChunked(200);
+    w.Chunk(Event("ADDED", "c", "7"));
+    server.WaitForStop(30s);
+  });
+  auto client = ClientFor(server);
+  auto opts = FastOptions();
+  opts.idle_timeout = 300ms;
+  NodeInformer inf(*client, "/api/v1/nodes", opts);
+  Recorder rec;
+  inf.AddHandler(&rec);
+  inf.Start();
+  ASSERT_TRUE(rec.WaitFor(3)) << GetParam().name;
+  EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "add b@6", "add c@7"}));
+  auto reqs = server.requests();
+  ASSERT_GE(reqs.size(), 3u);
+  EXPECT_EQ(reqs[2].query["resourceVersion"], "6");
+  EXPECT_EQ(inf.Stats().lists, 1);
+  server.Stop();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, InformerStreamFaultTest,
+    ::testing::Values(
+        StreamFault{"truncated_chunk",
+                    [](ResponseWriter& w) {
+                      w.Raw("200\r\n{\"type\":\"ADDED\",\"obj");  // promises 512 bytes, sends 20
+                      w.Abort();
+                    }},
+        StreamFault{"malformed_json", [](ResponseWriter& w) { w.Chunk("{\"type\":\"ADDED\",\"object\":{]}\n"); }},
+        StreamFault{"unknown_event_type",
+                    [](ResponseWriter& w) { w.Chunk(R"({"type":"EXPLODED","object":{}})" "\n"); }},
+        StreamFault{"connection_reset", [](ResponseWriter& w) { w.Abort(); }},
+        StreamFault{"silent_stream", [](ResponseWriter&) { std::this_thread::sleep_for(1500ms); }}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(InformerTest, TooManyRequestsOnWatchBacksOffWithoutRelist) {
+  std::atomic<int> watches{0};
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (!req.query.count("watch")) {
+      w.Respond(200, NodeList({{"a", "1"}}, "5"));
+    } else if (watches++ < 2) {
+      w.Respond(429, R"({"kind":"Status","reason":"TooManyRequests","code":429})");
+    } else {
+      w.StartChunked(200);
+      w.Chunk(Event("ADDED", "b", "6"));
+      server.WaitForStop(30s);
+    }
+  });
+  auto client = ClientFor(server);
+  NodeInformer inf(*client, "/api/v1/nodes", FastOptions());
+  Recorder rec;
+  inf.AddHandler(&rec);
+  inf.Start();
+  ASSERT_TRUE(rec.WaitFor(2));
+  EXPECT_EQ(inf.Stats().lists, 1);
+  EXPECT_GE(inf.Stats().failures, 2);
+  server.Stop();
+}
+
+}  // namespace
+}  // namespace ksched::informers

@@ -1,0 +1,145 @@
+#include "informers/rest_config.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace ksched::informers {
+namespace {
+
+using namespace std::chrono_literals;
+
+class RestConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ksched-restcfg-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    auto p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  std::filesystem::path dir_;
+};
+
+constexpr char kKubeconfig[] = R"(apiVersion: v1
+kind: Config
+clusters:
+- name: a
+  cluster:
+    server: https://10.0.0.1:6443/
+    certificate-authority-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==
+- name: b
+  cluster:
+    server: https://[fd00::1]:443
+    certificate-authority: ca.crt
+    insecure-skip-tls-verify: false
+users:
+- name: tok
+  user:
+    token: abc
+- name: file
+  user:
+    tokenFile: token
+contexts:
+- name: one
+  context: {cluster: a, user: tok}
+- name: two
+  context: {cluster: b, user: file}
+current-context: one
+)";
+
+TEST_F(RestConfigTest, CurrentContextAndInlineData) {
+  auto cfg = LoadKubeconfig(Write("kc", kKubeconfig));
+  ASSERT_TRUE(cfg.ok()) << cfg.status().ToString();
+  EXPECT_EQ(cfg->server, "https://10.0.0.1:6443");  // trailing slash dropped
+  EXPECT_EQ(cfg->ca_pem, "-----BEGIN CERTIFICATE-----\n");
+  EXPECT_EQ(cfg->bearer_token, "abc");
+}
+
+TEST_F(RestConfigTest, NamedContextWithRelativeFilesAndMasterOverride) {
+  Write("ca.crt", "PEM");
+  Write("token", "t1\n");
+  auto kc = Write("kc", kKubeconfig);
+  auto cfg = LoadKubeconfig(kc, "two");
+  ASSERT_TRUE(cfg.ok()) << cfg.status().ToString();
+  EXPECT_EQ(cfg->server, "https://[fd00::1]:443");
+  EXPECT_EQ(cfg->ca_pem, "PEM");
+  EXPECT_EQ(cfg->token_file, (dir_ / "token").string());
+  auto m = LoadKubeconfig(kc, "two", "https://127.0.0.1:1");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->server, "https://127.0.0.1:1");
+}
+
+TEST_F(RestConfigTest, ErrorsNameWhatIsWrong) {
+  struct Case { std::string text; std::string want; } cases[] = {
+      {"- a\n- b\n", "not a map"},
+      {"clusters: []\ncontexts: []\n", "no current-context"},
+      {"current-context: x\ncontexts: []\n", "contexts: no entry named \"x\""},
+      {"current-context: x\ncontexts: [{name: x, context: {cluster: c}}]\n", "clusters: no entry named \"c\""},
+      {"current-context: x\ncontexts: [{name: x, context: {cluster: c}}]\nclusters: [{name: c, cluster: {}}]\n",
+       "cluster has no server"},
+      {"current-context: x\ncontexts: [{name: x, context: {cluster: c}}]\n"
+       "clusters: [{name: c, cluster: {server: 'https://h', certificate-authority-data: '%%%'}}]\n",
+       "certificate-authority-data: invalid base64"},
+      {"current-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
+       "clusters: [{name: c, cluster: {server: 'https://h'}}]\nusers: [{name: u, user: {client-key-data: QQ==}}]\n",
+       "without a key, or a key without a certificate"},
+      {"{{{", "kubeconfig"},
+  };
+  for (const auto& c : cases) {
+    auto cfg = LoadKubeconfig(Write("kc", c.text));
+    ASSERT_FALSE(cfg.ok()) << c.text;
+    EXPECT_NE(cfg.status().message().find(c.want), std::string::npos) << cfg.status().message();
+  }
+  auto missing = LoadKubeconfig((dir_ / "nope").string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("nope"), std::string::npos);
+}
+
+TEST_F(RestConfigTest, InClusterConfigUsesServiceEnvAndBracketsIpv6) {
+  Write("token", "sa-token\n");
+  Write("ca.crt", "CA");
+  ::setenv("KUBERNETES_SERVICE_HOST", "fd00::10", 1);
+  ::setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+  auto cfg = InClusterConfig(dir_.string());
+  ::unsetenv("KUBERNETES_SERVICE_HOST");
+  ::unsetenv("KUBERNETES_SERVICE_PORT");
+  ASSERT_TRUE(cfg.ok()) << cfg.status().ToString();
+  EXPECT_EQ(cfg->server, "https://[fd00::10]:443");
+  EXPECT_EQ(cfg->ca_pem, "CA");
+  FakeClock clock;
+  TokenSource tokens(*cfg, clock);
+  EXPECT_EQ(tokens.Token(), "sa-token");
+  auto not_in_cluster = InClusterConfig(dir_.string());
+  ASSERT_FALSE(not_in_cluster.ok());
+  EXPECT_NE(not_in_cluster.status().message().find("KUBERNETES_SERVICE_HOST"), std::string::npos);
+}
+
+TEST_F(RestConfigTest, TokenFileIsReReadAfterAMinuteOrAfterInvalidate) {
+  RestConfig cfg;
+  cfg.token_file = Write("token", "one");
+  FakeClock clock;
+  TokenSource tokens(cfg, clock);
+  EXPECT_EQ(tokens.Token(), "one");
+  Write("token", "two");
+  clock.Advance(59s);
+  EXPECT_EQ(tokens.Token(), "one");  // cached within the minute
+  clock.Advance(1s);
+  EXPECT_EQ(tokens.Token(), "two");
+  Write("token", "three");
+  tokens.Invalidate();  // as after a 401
+  EXPECT_EQ(tokens.Token(), "three");
+  std::filesystem::remove(dir_ / "token");
+  tokens.Invalidate();
+  EXPECT_EQ(tokens.Token(), "three");  // a missing file keeps the last good token
+}
+
+}  // namespace
+}  // namespace ksched::informers

@@ -1,0 +1,311 @@
+// The compact object model: Pod and Node with exactly the fields scheduling needs.
+// Objects decoded from the API are immutable and shared as std::shared_ptr<const Pod>
+// between the informer store, the queue and the cache.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/quantity.h"
+
+namespace ksched::api {
+
+// A small string->string map kept as a vector sorted by key: labels, annotations and
+// nodeSelector hold a handful of entries, so this is smaller and faster than std::map.
+class StringMap {
+ public:
+  using Entry = std::pair<std::string, std::string>;
+
+  StringMap() = default;
+  StringMap(std::initializer_list<Entry> entries);
+
+  // Inserts or replaces; keeps the vector sorted.
+  void Set(std::string key, std::string value);
+  const std::string* Get(std::string_view key) const;
+  // Capacity hint for decoders that know the entry count up front.
+  void Reserve(size_t n);
+  bool Has(std::string_view key) const { return Get(key) != nullptr; }
+  bool empty() const { return entries_.empty(); }
+  size_t size() const { return entries_.size(); }
+  auto begin() const { return entries_.begin(); }
+  auto end() const { return entries_.end(); }
+  bool operator==(const StringMap&) const = default;
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+// ---- metadata ---------------------------------------------------------------------------
+
+struct OwnerReference {
+  std::string api_version, kind, name, uid;
+  bool controller = false;
+  bool operator==(const OwnerReference&) const = default;
+};
+
+struct ObjectMeta {
+  std::string name;
+  std::string namespace_;
+  std::string uid;
+  std::string resource_version;
+  int64_t generation = 0;
+  std::string creation_timestamp;                 // RFC 3339, as sent by the server
+  std::optional<std::string> deletion_timestamp;  // set when the object is being deleted
+  StringMap labels;
+  StringMap annotations;
+  std::vector<OwnerReference> owner_references;
+  bool operator==(const ObjectMeta&) const = default;
+};
+
+// ---- selectors and affinity ---------------------------------------------------------------
+
+enum class SelectorOperator { kIn, kNotIn, kExists, kDoesNotExist, kGt, kLt };
+
+struct LabelSelectorRequirement {  // also used for node selector requirements
+  std::string key;
+  SelectorOperator op = SelectorOperator::kIn;
+  std::vector<std::string> values;
+  bool operator==(const LabelSelectorRequirement&) const = default;
+};
+
+struct LabelSelector {
+  StringMap match_labels;
+  std::vector<LabelSelectorRequirement> match_expressions;
+  bool operator==(const LabelSelector&) const = default;
+};
+
+struct NodeSelectorTerm {
+  std::vector<LabelSelectorRequirement> match_expressions;  // against node labels
+  std::vector<LabelSelectorRequirement> match_fields;       // only metadata.name is supported upstream
+  bool operator==(const NodeSelectorTerm&) const = default;
+};
+
+struct PreferredSchedulingTerm {
+  int32_t weight = 0;
+  NodeSelectorTerm preference;
+  bool operator==(const PreferredSchedulingTerm&) const = default;
+};
+
+struct NodeAffinity {
+  // requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms; nullopt when absent
+  // (an empty list of terms matches no node).
+  std::optional<std::vector<NodeSelectorTerm>> required;
+  std::vector<PreferredSchedulingTerm> preferred;
+  bool operator==(const NodeAffinity&) const = default;
+};
+
+struct PodAffinityTerm {
+  std::optional<LabelSelector> label_selector;
+  std::vector<std::string> namespaces;
+  std::string topology_key;
+  std::optional<LabelSelector> namespace_selector;
+  bool operator==(const PodAffinityTerm&) const = default;
+};
+
+struct WeightedPodAffinityTerm {
+  int32_t weight = 0;
+  PodAffinityTerm term;
+  bool operator==(const WeightedPodAffinityTerm&) const = default;
+};
+
+struct PodAffinity {  // used for both podAffinity and podAntiAffinity
+  std::vector<PodAffinityTerm> required;
+  std::vector<WeightedPodAffinityTerm> preferred;
+  bool operator==(const PodAffinity&) const = default;
+};
+
+struct Affinity {
+  std::optional<NodeAffinity> node_affinity;
+  std::optional<PodAffinity> pod_affinity;
+  std::optional<PodAffinity> pod_anti_affinity;
+  bool operator==(const Affinity&) const = default;
+};
+
+// ---- taints and tolerations --------------------------------------------------------------
+
+enum class TaintEffect { kNone, kNoSchedule, kPreferNoSchedule, kNoExecute };
+std::string_view TaintEffectName(TaintEffect e);
+
+struct Taint {
+  std::string key, value;
+  TaintEffect effect = TaintEffect::kNoSchedule;
+  bool operator==(const Taint&) const = default;
+};
+
+struct Toleration {
+  std::string key;
+  bool op_exists = false;  // operator: Exists (true) or Equal (false, the default)
+  std::string value;
+  TaintEffect effect = TaintEffect::kNone;  // kNone: all effects
+  std::optional<int64_t> toleration_seconds;
+  bool operator==(const Toleration&) const = default;
+};
+
+// ---- pods ------------------------------------------------------------------------------
+
+// A resource name and amount, e.g. {"cpu", 100m}. Lists are short; a vector beats a map.
+using ResourceList = std::vector<std::pair<std::string, Quantity>>;
+const Quantity* FindResource(const ResourceList& list, std::string_view name);
+
+struct ContainerPort {
+  int32_t container_port = 0;
+  int32_t host_port = 0;  // 0: no host port
+  std::string protocol = "TCP";
+  std::string host_ip;
+  bool operator==(const ContainerPort&) const = default;
+};
+
+struct Container {
+  std::string name;
+  std::string image;
+  ResourceList requests;
+  ResourceList limits;
+  std::vector<ContainerPort> ports;
+  // For init containers: restartPolicy Always makes it a sidecar (counted like a container).
+  bool restart_policy_always = false;
+  bool operator==(const Container&) const = default;
+};
+
+enum class WhenUnsatisfiable { kDoNotSchedule, kScheduleAnyway };
+enum class InclusionPolicy { kHonor, kIgnore };
+
+struct TopologySpreadConstraint {
+  int32_t max_skew = 1;
+  std::string topology_key;
+  WhenUnsatisfiable when_unsatisfiable = WhenUnsatisfiable::kDoNotSchedule;
+  std::optional<LabelSelector> label_selector;
+  std::optional<int32_t> min_domains;
+  std::optional<InclusionPolicy> node_affinity_policy;
+  std::optional<InclusionPolicy> node_taints_policy;
+  std::vector<std::string> match_label_keys;
+  bool operator==(const TopologySpreadConstraint&) const = default;
+};
+
+struct Volume {
+  std::string name;
+  std::string pvc_claim_name;  // persistentVolumeClaim.claimName; empty for other sources
+  bool operator==(const Volume&) const = default;
+};
+
+struct PodCondition {
+  std::string type, status, reason, message;
+  std::string last_transition_time;
+  std::string last_probe_time;
+  bool operator==(const PodCondition&) const = default;
+};
+
+struct PodSpec {
+  std::string scheduler_name = "default-scheduler";
+  std::string node_name;
+  std::optional<int32_t> priority;
+  std::string priority_class_name;
+  std::string preemption_policy;  // "" (PreemptLowerPriority) or "Never"
+  std::vector<Container> containers;
+  std::vector<Container> init_containers;
+  ResourceList overhead;
+  StringMap node_selector;
+  std::optional<Affinity> affinity;
+  std::vector<Toleration> tolerations;
+  std::vector<TopologySpreadConstraint> topology_spread_constraints;
+  std::vector<std::string> scheduling_gates;
+  std::vector<Volume> volumes;
+  bool operator==(const PodSpec&) const = default;
+};
+
+struct PodStatus {
+  std::string phase;  // Pending, Running, Succeeded, Failed, Unknown
+  std::vector<PodCondition> conditions;
+  std::string nominated_node_name;
+  bool operator==(const PodStatus&) const = default;
+};
+
+struct Pod {
+  ObjectMeta metadata;
+  PodSpec spec;
+  PodStatus status;
+
+  // "namespace/name": the key of the queue, the cache and the informer store.
+  std::string Key() const { return metadata.namespace_ + "/" + metadata.name; }
+  int32_t Priority() const { return spec.priority.value_or(0); }
+  bool IsAssigned() const { return !spec.node_name.empty(); }
+  bool IsTerminal() const { return status.phase == "Succeeded" || status.phase == "Failed"; }
+  bool IsBeingDeleted() const { return metadata.deletion_timestamp.has_value(); }
+  const PodCondition* FindCondition(std::string_view type) const;
+  bool operator==(const Pod&) const = default;
+};
+
+using PodPtr = std::shared_ptr<const Pod>;
+
+// ---- nodes -------------------------------------------------------------------------------
+
+struct NodeCondition {
+  std::string type, status, reason;
+  bool operator==(const NodeCondition&) const = default;
+};
+
+struct ContainerImage {
+  std::vector<std::string> names;
+  int64_t size_bytes = 0;
+  bool operator==(const ContainerImage&) const = default;
+};
+
+struct NodeSpec {
+  bool unschedulable = false;
+  std::vector<Taint> taints;
+  bool operator==(const NodeSpec&) const = default;
+};
+
+struct NodeStatus {
+  ResourceList capacity;
+  ResourceList allocatable;
+  std::vector<NodeCondition> conditions;
+  std::vector<ContainerImage> images;
+  bool operator==(const NodeStatus&) const = default;
+};
+
+struct Node {
+  ObjectMeta metadata;
+  NodeSpec spec;
+  NodeStatus status;
+
+  const std::string& Name() const { return metadata.name; }
+  bool operator==(const Node&) const = default;
+};
+
+using NodePtr = std::shared_ptr<const Node>;
+
+// ---- lists and watch events ---------------------------------------------------------------
+
+template <typename T>
+struct ObjectList {
+  std::string resource_version;
+  std::string continue_token;
+  std::optional<int64_t> remaining_item_count;
+  std::vector<std::shared_ptr<const T>> items;
+};
+
+enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };
+
+// An Error event carries a Status object instead of T.
+struct ApiStatus {
+  std::string status;  // "Failure" / "Success"
+  std::string message;
+  std::string reason;  // NotFound, Conflict, Expired, Gone, ...
+  int32_t code = 0;
+  bool operator==(const ApiStatus&) const = default;
+};
+
+template <typename T>
+struct WatchEvent {
+  WatchEventType type = WatchEventType::kAdded;
+  std::shared_ptr<const T> object;  // Added/Modified/Deleted; Bookmark has only metadata
+  std::string resource_version;     // the object's metadata.resourceVersion (all kinds)
+  ApiStatus error;                  // kError only
+};
+
+}  // namespace ksched::api

@@ -1,0 +1,62 @@
+// Clock: the one seam for time. The queue, cache, backoff, leader election and
+// reflectors take a Clock& and never read system time themselves, so tests step a
+// FakeClock instead of sleeping.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <stop_token>
+
+namespace ksched {
+
+class Clock {
+ public:
+  using duration = std::chrono::steady_clock::duration;
+  using time_point = std::chrono::steady_clock::time_point;
+  using wall_time = std::chrono::system_clock::time_point;
+
+  virtual ~Clock() = default;
+
+  // Monotonic time, for deadlines, backoff and durations.
+  virtual time_point Now() const = 0;
+  // Wall time, for timestamps written to the API (events, conditions, leases).
+  virtual wall_time WallNow() const = 0;
+  // Blocks until Now() >= deadline or a stop is requested on `stop`.
+  // Returns false if it returned because of the stop request.
+  virtual bool SleepUntil(time_point deadline, std::stop_token stop) = 0;
+
+  bool SleepFor(duration d, std::stop_token stop) { return SleepUntil(Now() + d, std::move(stop)); }
+};
+
+// The process-wide real clock.
+Clock& RealClock();
+
+// A clock that moves only when told. Advance() wakes every SleepUntil whose deadline
+// has passed.
+class FakeClock : public Clock {
+ public:
+  FakeClock();
+
+  time_point Now() const override;
+  wall_time WallNow() const override;
+  bool SleepUntil(time_point deadline, std::stop_token stop) override;
+
+  void Advance(duration d);
+  void SetTime(time_point t);
+  // Number of threads currently blocked in SleepUntil; lets a test wait until a
+  // background loop is parked before it advances time.
+  int Sleepers() const;
+  // Blocks (on real time, bounded by `timeout`) until at least n threads are sleeping.
+  bool WaitForSleepers(int n, std::chrono::milliseconds timeout = std::chrono::seconds(5)) const;
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::condition_variable_any cv_;
+  time_point now_;          // guarded by mu_
+  wall_time wall_origin_;   // wall time at now_ == epoch of the fake
+  time_point origin_;
+  int sleepers_ = 0;        // guarded by mu_
+};
+
+}  // namespace ksched

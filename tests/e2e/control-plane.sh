@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# A real Kubernetes control plane on loopback for ksched's tests and demo:
+# etcd (Debian etcd-server) + kube-apiserver 1.20.2 built from Debian's `kubernetes`
+# source package. The built binaries are cached outside the repository, keyed by the
+# source tarball's sha256, so only the first run pays for the Go build.
+#
+#   control-plane.sh build            build (or find) kube-apiserver; prints its directory
+#   control-plane.sh up [DIR]         start etcd + kube-apiserver, write DIR/kubeconfig
+#   control-plane.sh down [DIR]       stop everything started in DIR (by PID)
+#   control-plane.sh env [DIR]        print KUBECONFIG=... lines for a shell
+#   control-plane.sh stop-apiserver [DIR] / start-apiserver [DIR]   (fault tests)
+#
+# DIR defaults to $KSCHED_CP_DIR or /tmp/ksched-cp. The cache is $KSCHED_CACHE or
+# ~/.cache/ksched.
+set -euo pipefail
+
+CACHE=${KSCHED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ksched}
+K8S_VERSION=1.20.2
+log() { echo "control-plane: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# --- build -----------------------------------------------------------------------------
+
+ensure_deb_src() {
+  if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
+    local src=/etc/apt/sources.list.d/debian.sources
+    [ -f "$src" ] || die "no $src to derive a deb-src entry from; add one for the kubernetes source package"
+    sed 's/^Types: deb$/Types: deb-src/' "$src" > /etc/apt/sources.list.d/ksched-deb-src.sources
+    apt-get update -qq || true
+  fi
+}
+
+fetch_source() {
+  mkdir -p "$CACHE/src"
+  local tarball
+  tarball=$(ls "$CACHE"/src/kubernetes_*"$K8S_VERSION".orig.tar.gz 2>/dev/null | head -1 || true)
+  if [ -z "$tarball" ]; then
+    ensure_deb_src
+    log "downloading Debian's kubernetes source package"
+    (cd "$CACHE/src" && apt-get source --download-only kubernetes >&2)
+    tarball=$(ls "$CACHE"/src/kubernetes_*"$K8S_VERSION".orig.tar.gz | head -1)
+  fi
+  echo "$tarball"
+}
+
+cmd_build() {
+  local tarball sum out
+  tarball=$(fetch_source)
+  sum=$(sha256sum "$tarball" | cut -c1-16)
+  out="$CACHE/k8s-$K8S_VERSION-$sum"
+  if [ -x "$out/kube-apiserver" ] && [ -x "$out/kube-scheduler" ]; then
+    echo "$out"; return
+  fi
+  log "building kube-apiserver and kube-scheduler $K8S_VERSION (one-time, ~7 min on 2 cores)"
+  local work="$CACHE/build"
+  rm -rf "$work" && mkdir -p "$work"
+  tar xzf "$tarball" -C "$work"
+  cd "$work/kubernetes-$K8S_VERSION"
+  # Vendored reflect2 v1.0.1 crashes under Go >= 1.18; use Debian's 1.0.2 sources.
+  local r=vendor/github.com/modern-go/reflect2
+  rm -f $r/*.go $r/*.s
+  cp /usr/share/gocode/src/github.com/modern-go/reflect2/*.go /usr/share/gocode/src/github.com/modern-go/reflect2/*.s $r/
+  rm -f $r/*_test.go
+  mkdir -p .go/src/k8s.io "$CACHE/gocache" "$CACHE/home"
+  ln -sfn ../../.. .go/src/k8s.io/kubernetes
+  GOPATH=$PWD/.go GOCACHE="$CACHE/gocache" GOPROXY=off CGO_ENABLED=0 HOME="$CACHE/home" \
+    make WHAT="cmd/kube-apiserver cmd/kube-scheduler" >&2
+  mkdir -p "$out.tmp"
+  cp _output/bin/kube-apiserver _output/bin/kube-scheduler "$out.tmp/"
+  rm -rf "$out" && mv "$out.tmp" "$out"
+  cd / && rm -rf "$work"
+  echo "$out"
+}
+
+# --- run -------------------------------------------------------------------------------
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+free_port() {
+  local p
+  for _ in $(seq 1 200); do
+    p=$((20000 + RANDOM % 30000))
+    port_in_use "$p" || { echo "$p"; return; }
+  done
+  die "no free loopback port found"
+}
+
+make_certs() {
+  local d=$1
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=ksched-test-ca" \
+    -keyout "$d/ca.key" -out "$d/ca.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=kube-apiserver" \
+    -keyout "$d/apiserver.key" -out "$d/apiserver.csr" 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n' > "$d/san.ext"
+  openssl x509 -req -in "$d/apiserver.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$d/san.ext" -out "$d/apiserver.crt" 2>/dev/null
+  # A client certificate in system:masters, so client-cert auth is testable too.
+  openssl req -newkey rsa:2048 -nodes -subj "/O=system:masters/CN=admin-cert" \
+    -keyout "$d/admin.key" -out "$d/admin.csr" 2>/dev/null
+  printf 'extendedKeyUsage=clientAuth\n' > "$d/client.ext"
+  openssl x509 -req -in "$d/admin.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$d/client.ext" -out "$d/admin.crt" 2>/dev/null
+  openssl genrsa -out "$d/sa.key" 2048 2>/dev/null
+  openssl rsa -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
+}
+
+write_kubeconfig() { # file user token
+  cat > "$1" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster:
+    server: https://127.0.0.1:$API_PORT
+    certificate-authority: $DIR/ca.crt
+users:
+- name: $2
+  user:
+    token: $3
+contexts:
+- name: local
+  context:
+    cluster: local
+    user: $2
+current-context: local
+EOF
+}
+
+start_apiserver() {
+  # shellcheck disable=SC2046
+  setsid "$BIN/kube-apiserver" $(cat "$DIR/apiserver.args") > "$DIR/apiserver.log" 2>&1 < /dev/null &
+  echo $! > "$DIR/apiserver.pid"
+  local i
+  for i in $(seq 1 120); do
+    if curl -sf --cacert "$DIR/ca.crt" -H "Authorization: Bearer admintoken" \
+         "https://127.0.0.1:$API_PORT/readyz" > /dev/null 2>&1; then
+      return 0
+    fi
+    kill -0 "$(cat "$DIR/apiserver.pid")" 2>/dev/null || { tail -20 "$DIR/apiserver.log" >&2; die "kube-apiserver exited"; }
+    sleep 0.5
+  done
+  tail -20 "$DIR/apiserver.log" >&2
+  die "kube-apiserver not ready after 60 s"
+}
+
+stop_pid() { # pidfile
+  local f=$1 pid
+  [ -f "$f" ] || return 0
+  pid=$(cat "$f")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$f"
+}
+
+cmd_up() {
+  [ -f "$DIR/apiserver.pid" ] && kill -0 "$(cat "$DIR/apiserver.pid")" 2>/dev/null && {
+    log "already running in $DIR"; return 0; }
+  BIN=$(cmd_build)
+  command -v etcd > /dev/null || die "etcd not found (apt-get install etcd-server)"
+  rm -rf "$DIR" && mkdir -p "$DIR"
+  make_certs "$DIR"
+  printf 'admintoken,admin,admin,system:masters\nkschedtoken,ksched,ksched-uid\n' > "$DIR/tokens.csv"
+  local etcd_port peer_port
+  etcd_port=$(free_port); peer_port=$(free_port); API_PORT=$(free_port)
+  echo "$API_PORT" > "$DIR/apiserver.port"; echo "$etcd_port" > "$DIR/etcd.port"
+  setsid etcd --data-dir "$DIR/etcd" --listen-client-urls "http://127.0.0.1:$etcd_port" \
+    --advertise-client-urls "http://127.0.0.1:$etcd_port" --listen-peer-urls "http://127.0.0.1:$peer_port" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
+    --initial-cluster "default=http://127.0.0.1:$peer_port" > "$DIR/etcd.log" 2>&1 < /dev/null &
+  echo $! > "$DIR/etcd.pid"
+  for _ in $(seq 1 100); do
+    curl -sf "http://127.0.0.1:$etcd_port/health" > /dev/null 2>&1 && break
+    sleep 0.1
+  done
+  cat > "$DIR/apiserver.args" <<EOF
+--etcd-servers=http://127.0.0.1:$etcd_port --secure-port=$API_PORT --bind-address=127.0.0.1
+--advertise-address=127.0.0.1 --tls-cert-file=$DIR/apiserver.crt --tls-private-key-file=$DIR/apiserver.key
+--client-ca-file=$DIR/ca.crt --service-account-key-file=$DIR/sa.pub
+--service-account-signing-key-file=$DIR/sa.key --service-account-issuer=https://kubernetes.default.svc
+--token-auth-file=$DIR/tokens.csv --authorization-mode=RBAC --service-cluster-ip-range=10.0.0.0/24
+--endpoint-reconciler-type=none --disable-admission-plugins=ServiceAccount,TaintNodesByCondition
+--watch-cache=true
+EOF
+  start_apiserver
+  write_kubeconfig "$DIR/kubeconfig" admin admintoken
+  write_kubeconfig "$DIR/ksched.kubeconfig" ksched kschedtoken
+  log "up: kube-apiserver https://127.0.0.1:$API_PORT (kubeconfig $DIR/kubeconfig)"
+}
+
+cmd_down() {
+  stop_pid "$DIR/apiserver.pid"
+  stop_pid "$DIR/etcd.pid"
+  log "down: $DIR"
+}
+
+cmd_env() {
+  echo "KUBECONFIG=$DIR/kubeconfig"
+  echo "KSCHED_APISERVER=https://127.0.0.1:$(cat "$DIR/apiserver.port")"
+  echo "KSCHED_ETCD=http://127.0.0.1:$(cat "$DIR/etcd.port")"
+  echo "KSCHED_CA=$DIR/ca.crt"
+}
+
+main() {
+  local cmd=${1:-}; shift || true
+  DIR=$(realpath -m "${1:-${KSCHED_CP_DIR:-/tmp/ksched-cp}}")
+  case "$cmd" in
+    build) cmd_build ;;
+    up) cmd_up ;;
+    down) cmd_down ;;
+    env) cmd_env ;;
+    stop-apiserver) stop_pid "$DIR/apiserver.pid" ;;
+    start-apiserver) BIN=$(cmd_build); API_PORT=$(cat "$DIR/apiserver.port"); start_apiserver ;;
+    *) echo "usage: $0 build|up|down|env|stop-apiserver|start-apiserver [DIR]" >&2; exit 2 ;;
+  esac
+}
+main "$@"
