@@ -1,7 +1,8 @@
 # Compiler settings shared by every ksched target (applied through ksched_options).
 add_library(ksched_options INTERFACE)
 target_include_directories(ksched_options INTERFACE ${PROJECT_SOURCE_DIR})
-target_compile_options(ksched_options INTERFACE -Wall -Wextra -Wno-unused-parameter)
+# Designated initializers deliberately omit defaulted fields of options structs.
+target_compile_options(ksched_options INTERFACE -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
 if(KSCHED_WERROR)
   target_compile_options(ksched_options INTERFACE -Werror)
 endif()

@@ -45,7 +45,7 @@ std::string Bookmark(const std::string& rv) {
 
 std::string ExpiredEvent() {
   return R"({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
-         R"("message":"too old resource version: 1 (5)","reason":"Expired","code":410}})"
+         R"j("message":"too old resource version: 1 (5)","reason":"Expired","code":410}})j"
          "\n";
 }
 
