@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <deque>
 #include <future>
 #include <map>
 #include <thread>
@@ -74,7 +75,6 @@ struct Transfer {
   int attempt = 0;
   bool auth_retried = false;
   bool body_overflow = false;
-  Clock::time_point not_before;
   char errbuf[CURL_ERROR_SIZE] = {};
   size_t max_body = 0;
   size_t max_line = 0;
@@ -184,11 +184,7 @@ class CurlApiClient final : public ApiClient {
       in.swap(incoming_);
       cancels.swap(cancels_);
     }
-    auto now = clock_.Now();
-    for (auto& t : in) {
-      t->not_before = now;
-      pending_.push_back(std::move(t));
-    }
+    for (auto& t : in) ready_.push_back(std::move(t));
     for (uint64_t id : cancels) {
       auto it = std::find_if(active_.begin(), active_.end(),
                              [&](const auto& kv) { return kv.second->watch && kv.second->watch->id == id; });
@@ -196,28 +192,32 @@ class CurlApiClient final : public ApiClient {
         curl_multi_remove_handle(multi_, it->first);
         active_.erase(it);
       }
-      std::erase_if(pending_, [&](const auto& t) { return t->watch && t->watch->id == id; });
+      auto is_it = [&](const auto& t) { return t->watch && t->watch->id == id; };
+      std::erase_if(ready_, is_it);
+      std::erase_if(delayed_, [&](const auto& kv) { return is_it(kv.second); });
     }
   }
 
-  // Starts pending transfers whose time has come, as far as the rate limiter allows.
+  // Starts queued transfers in FIFO order, as far as the in-flight bound and the rate
+  // limiter allow; retries join the queue when their delay is over.
   void StartDue() {
     auto now = clock_.Now();
-    std::sort(pending_.begin(), pending_.end(),
-              [](const auto& a, const auto& b) { return a->not_before < b->not_before; });
-    size_t started = 0;
-    for (; started < pending_.size(); ++started) {
-      auto& t = pending_[started];
-      if (t->not_before > now) break;
+    while (!delayed_.empty() && delayed_.begin()->first <= now) {
+      ready_.push_back(std::move(delayed_.begin()->second));
+      delayed_.erase(delayed_.begin());
+    }
+    while (!ready_.empty() && now >= limiter_free_at_) {
+      auto& t = ready_.front();
+      if (!t->watch && in_flight_ >= options_.max_in_flight) break;
       auto wait = bucket_.TryTake(now);
       if (wait > Clock::duration::zero()) {
-        for (size_t i = started; i < pending_.size(); ++i)
-          pending_[i]->not_before = std::max(pending_[i]->not_before, now + wait);
+        limiter_free_at_ = now + wait;
         break;
       }
-      Start(std::move(t));
+      auto next = std::move(t);
+      ready_.pop_front();
+      Start(std::move(next));
     }
-    pending_.erase(pending_.begin(), pending_.begin() + static_cast<long>(started));
   }
 
   milliseconds NextWait() {
@@ -226,10 +226,11 @@ class CurlApiClient final : public ApiClient {
     milliseconds wait(1000);
     if (curl_ms >= 0) wait = std::min(wait, milliseconds(curl_ms));
     auto now = clock_.Now();
-    for (const auto& t : pending_) {
-      auto d = std::chrono::duration_cast<milliseconds>(t->not_before - now) + milliseconds(1);
-      wait = std::min(wait, std::max(d, milliseconds(0)));
-    }
+    auto until = [&](Clock::time_point at) {
+      return std::max(std::chrono::duration_cast<milliseconds>(at - now) + milliseconds(1), milliseconds(0));
+    };
+    if (!delayed_.empty()) wait = std::min(wait, until(delayed_.begin()->first));
+    if (!ready_.empty() && limiter_free_at_ > now) wait = std::min(wait, until(limiter_free_at_));
     return wait;
   }
 
@@ -316,6 +317,7 @@ class CurlApiClient final : public ApiClient {
     curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
     curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
     curl_multi_add_handle(multi_, e);
+    if (!t->watch) ++in_flight_;
     active_.emplace(e, std::move(t));
   }
 
@@ -387,6 +389,7 @@ class CurlApiClient final : public ApiClient {
       if (it == active_.end()) continue;
       std::unique_ptr<Transfer> t = std::move(it->second);
       active_.erase(it);
+      if (!t->watch) --in_flight_;
       Finish(std::move(t), rc);
     }
   }
@@ -442,10 +445,7 @@ class CurlApiClient final : public ApiClient {
     t->done(StatusFromHttp(code, t->body));
   }
 
-  void Retry(std::unique_ptr<Transfer> t, Clock::time_point at) {
-    t->not_before = at;
-    pending_.push_back(std::move(t));
-  }
+  void Retry(std::unique_ptr<Transfer> t, Clock::time_point at) { delayed_.emplace(at, std::move(t)); }
 
   void Shutdown() {
     TakeIncoming();
@@ -463,8 +463,10 @@ class CurlApiClient final : public ApiClient {
       finish(t);
     }
     active_.clear();
-    for (auto& t : pending_) finish(t);
-    pending_.clear();
+    for (auto& t : ready_) finish(t);
+    ready_.clear();
+    for (auto& [at, t] : delayed_) finish(t);
+    delayed_.clear();
   }
 
   const RestConfig config_;
@@ -480,8 +482,11 @@ class CurlApiClient final : public ApiClient {
 
   // Owned by the I/O thread.
   TokenBucket bucket_;
-  std::vector<std::unique_ptr<Transfer>> pending_;
+  std::deque<std::unique_ptr<Transfer>> ready_;                      // FIFO, waiting to start
+  std::multimap<Clock::time_point, std::unique_ptr<Transfer>> delayed_;  // retries, by due time
+  Clock::time_point limiter_free_at_{};
   std::unordered_map<CURL*, std::unique_ptr<Transfer>> active_;
+  int in_flight_ = 0;  // active non-watch transfers
 
   std::jthread loop_;  // last: started after every member above exists
 };

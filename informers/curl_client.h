@@ -23,6 +23,10 @@ struct CurlClientOptions {
   // TCP keepalive, so a half-open connection under a silent watch is noticed.
   std::chrono::seconds tcp_keepalive_idle{30};
   bool http2 = true;
+  // Requests in flight at once (watches not counted); more wait in the client's queue.
+  // Keeps a burst from overrunning the server's HTTP/2 stream limit and the connect
+  // timeout of transfers queued behind it.
+  int max_in_flight = 200;
 };
 
 // Creates a client; fails when the TLS material in `config` is unusable.
