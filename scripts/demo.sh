@@ -5,6 +5,7 @@
 set -euo pipefail
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+[[ $BUILD = /* ]] || BUILD="$ROOT/$BUILD"
 CP="$ROOT/tests/e2e/control-plane.sh"
 DIR=${KSCHED_DEMO_DIR:-/tmp/ksched-demo}
 
@@ -33,7 +34,7 @@ for i in 1 2 3 4 5 6; do
 done
 
 echo "== running ksched against $KSCHED_APISERVER"
-"$ROOT/$BUILD/cmd/ksched/ksched" --kubeconfig "$DIR/ksched.kubeconfig" --v=1 || {
+"$BUILD/cmd/ksched/ksched" --kubeconfig "$DIR/ksched.kubeconfig" --v=1 || {
   echo "ksched exited with an error"; exit 1; }
 
 echo "== pods (NAME NODE)"
