@@ -4,6 +4,9 @@ BUILD ?= build
 BUILD_SAN ?= build-asan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# ccache hits across clones (CI builds a fresh clone each time): paths relative to here.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := true
 
 .PHONY: all deps control-plane build build-asan test test-unit demo bench bench-client bench-decode bench-queue clean
 

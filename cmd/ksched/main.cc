@@ -1,101 +1,158 @@
-// ksched: a Kubernetes scheduler. This entry point parses flags, builds the API client
-// from --kubeconfig / --master (or the in-cluster config) and checks the connection.
-// The scheduling loop is wired in here as the scheduler core lands (see README).
+// ksched: flags -> config -> API clients -> informers -> scheduler, then run until
+// SIGTERM/SIGINT (graceful: stop popping, let in-flight binds finish, exit 0).
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstdio>
-#include <cstring>
+#include <fstream>
 #include <string>
 
+#include "cmd/ksched/flags.h"
+#include "config/defaults.h"
+#include "config/load.h"
+#include "config/validate.h"
 #include "informers/curl_client.h"
+#include "informers/informer.h"
 #include "informers/rest_config.h"
+#include "pkg/framework/registry.h"
+#include "pkg/scheduler/scheduler.h"
 #include "pkg/util/log.h"
 
 namespace {
 
-struct Flags {
-  std::string kubeconfig;
-  std::string master;
-  bool version = false;
-  bool help = false;
-  int verbosity = 0;
-};
+using namespace ksched;
 
-constexpr char kUsage[] = R"(Usage: ksched [flags]
+constexpr auto kSyncTimeout = std::chrono::minutes(5);
+constexpr auto kShutdownGrace = std::chrono::seconds(30);
 
-Flags:
-      --kubeconfig string   Path to a kubeconfig file (default: in-cluster config)
-      --master string       The address of the Kubernetes API server (overrides any value in kubeconfig)
-  -v, --v int               Log verbosity
-      --version             Print version information and quit
-  -h, --help                Help for ksched
-)";
+std::string Hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
+  return buf;
+}
 
-bool ParseFlags(int argc, char** argv, Flags* f, std::string* err) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    std::string value;
-    bool has_value = false;
-    if (auto eq = a.find('='); eq != std::string::npos && a.rfind("--", 0) == 0) {
-      value = a.substr(eq + 1);
-      a = a.substr(0, eq);
-      has_value = true;
-    }
-    auto next = [&](std::string* out) {
-      if (has_value) { *out = value; return true; }
-      if (i + 1 >= argc) { *err = "flag needs an argument: " + a; return false; }
-      *out = argv[++i];
-      return true;
-    };
-    if (a == "--kubeconfig") { if (!next(&f->kubeconfig)) return false; }
-    else if (a == "--master") { if (!next(&f->master)) return false; }
-    else if (a == "--version") f->version = true;
-    else if (a == "-h" || a == "--help") f->help = true;
-    else if (a == "-v" || a == "--v") {
-      std::string v;
-      if (!next(&v)) return false;
-      char* end = nullptr;
-      long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || n < 0) { *err = "invalid argument \"" + v + "\" for \"-v, --v\" flag"; return false; }
-      f->verbosity = static_cast<int>(n);
-    } else {
-      *err = "unknown flag: " + a;
-      return false;
-    }
+StatusOr<config::KubeSchedulerConfiguration> LoadConfig(const cmd::Flags& flags) {
+  config::KubeSchedulerConfiguration cfg;
+  if (!flags.config.empty()) {
+    auto loaded = config::LoadConfigFile(flags.config);
+    if (!loaded.ok()) return loaded.status();
+    cfg = std::move(*loaded);
+  } else {
+    config::SetDefaults(cfg);
   }
-  return true;
+  cmd::ApplyFlagOverrides(flags, cfg);
+  if (auto s = config::ValidateConfig(cfg); !s.ok()) return s;
+  return cfg;
+}
+
+StatusOr<informers::RestConfig> ClientConfig(const cmd::Flags& flags, const config::KubeSchedulerConfiguration& cfg) {
+  std::string kubeconfig = !flags.kubeconfig.empty() ? flags.kubeconfig : cfg.client_connection.kubeconfig;
+  auto rc = kubeconfig.empty() && flags.master.empty() ? informers::InClusterConfig()
+                                                       : informers::LoadKubeconfig(kubeconfig, "", flags.master);
+  if (!rc.ok()) return rc.status();
+  rc->qps = cfg.client_connection.qps;
+  rc->burst = cfg.client_connection.burst;
+  return rc;
+}
+
+int Run(const cmd::Flags& flags) {
+  auto cfg = LoadConfig(flags);
+  if (!cfg.ok()) {
+    std::fprintf(stderr, "Error: %s\n", cfg.status().message().c_str());
+    return 1;
+  }
+  if (!flags.write_config_to.empty()) {
+    std::ofstream out(flags.write_config_to);
+    out << config::EncodeConfig(*cfg);
+    if (!out) {
+      std::fprintf(stderr, "Error: writing %s failed\n", flags.write_config_to.c_str());
+      return 1;
+    }
+    KLOG(INFO) << "Wrote configuration to: " << flags.write_config_to;
+    return 0;
+  }
+  if (cfg->leader_election.leader_elect)
+    KLOG(WARNING) << "leader election is not implemented yet: run a single ksched replica "
+                     "(set leaderElection.leaderElect: false or --leader-elect=false to silence this)";
+
+  auto rc = ClientConfig(flags, *cfg);
+  if (!rc.ok()) {
+    KLOG(ERROR) << "invalid client configuration: " << rc.status().message();
+    return 1;
+  }
+  // Three clients: watches, binds, and status/events with a budget of their own so
+  // failures never starve binds.
+  auto watch_client = informers::NewCurlApiClient(*rc);
+  auto bind_client = informers::NewCurlApiClient(*rc);
+  auto status_client = informers::NewCurlApiClient(*rc);
+  if (!watch_client.ok() || !bind_client.ok() || !status_client.ok()) {
+    KLOG(ERROR) << "creating API clients: " << watch_client.status().message();
+    return 1;
+  }
+  informers::PodInformer pods(**watch_client, "/api/v1/pods",
+                              {.field_selector = informers::kNonTerminalPodsSelector});
+  informers::NodeInformer nodes(**watch_client, "/api/v1/nodes");
+
+  scheduler::SchedulerOptions so;
+  so.config = *cfg;
+  so.registry = framework::InTreeRegistry();
+  so.bind_client = bind_client->get();
+  so.status_client = status_client->get();
+  so.hostname = Hostname();
+  so.pod_max_in_unschedulable = flags.pod_max_in_unschedulable_pods_duration;
+  so.pod_lister = [&pods](const std::string& key) { return pods.Get(key); };
+  auto sched = scheduler::Scheduler::New(std::move(so));
+  if (!sched.ok()) {
+    KLOG(ERROR) << sched.status().message();
+    return 1;
+  }
+  pods.AddHandler(&(*sched)->pod_handler());
+  nodes.AddHandler(&(*sched)->node_handler());
+
+  // Signals are taken synchronously by this thread, so no handler races the scheduler.
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+
+  nodes.Start();
+  pods.Start();
+  KLOG(INFO) << "Waiting for caches to sync";
+  if (!nodes.WaitForSync(kSyncTimeout) || !pods.WaitForSync(kSyncTimeout)) {
+    KLOG(ERROR) << "informers did not sync within " << kSyncTimeout.count() << " minutes";
+    return 1;
+  }
+  KLOG(INFO) << "Caches are synced; starting to schedule (" << cfg->profiles.size() << " profile(s), "
+             << nodes.Size() << " nodes)";
+  (*sched)->Run();
+
+  int sig = 0;
+  sigwait(&sigs, &sig);
+  KLOG(INFO) << "Received " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << ", shutting down";
+  (*sched)->Stop(kShutdownGrace);
+  pods.Stop();
+  nodes.Stop();
+  return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Flags flags;
+  ksched::cmd::Flags flags;
   std::string err;
-  if (!ParseFlags(argc, argv, &flags, &err)) {
-    std::fprintf(stderr, "Error: %s\n%s", err.c_str(), kUsage);
+  if (!ksched::cmd::ParseFlags(argc, argv, &flags, &err)) {
+    std::fprintf(stderr, "Error: %s\n\n%s", err.c_str(), ksched::cmd::Usage().c_str());
     return 2;
   }
-  if (flags.help) { std::fputs(kUsage, stdout); return 0; }
-  if (flags.version) { std::printf("ksched v0.1.0 (kube-scheduler API compatible: v1.20)\n"); return 0; }
+  if (flags.help) {
+    std::fputs(ksched::cmd::Usage().c_str(), stdout);
+    return 0;
+  }
+  if (flags.version) {
+    std::printf("ksched v0.1.0 (KubeSchedulerConfiguration kubescheduler.config.k8s.io/v1)\n");
+    return 0;
+  }
   ksched::log::SetVerbosity(flags.verbosity);
-
-  auto cfg = flags.kubeconfig.empty() && flags.master.empty()
-                 ? ksched::informers::InClusterConfig()
-                 : ksched::informers::LoadKubeconfig(flags.kubeconfig, "", flags.master);
-  if (!cfg.ok()) {
-    KLOG(ERROR) << "invalid client configuration: " << cfg.status().message();
-    return 1;
-  }
-  auto client = ksched::informers::NewCurlApiClient(*cfg);
-  if (!client.ok()) {
-    KLOG(ERROR) << client.status().message();
-    return 1;
-  }
-  auto version = (*client)->Do({.path = "/version"});
-  if (!version.ok()) {
-    KLOG(ERROR) << "cannot reach the API server " << cfg->server << ": " << version.status().ToString();
-    return 1;
-  }
-  KLOG(INFO) << "connected to " << cfg->server;
-  std::fputs(version->body.c_str(), stdout);
-  std::fputs("\n", stdout);
-  return 0;
+  return Run(flags);
 }

@@ -184,6 +184,13 @@ cmd_up() {
 --watch-cache=true
 EOF
   start_apiserver
+  # When an owner process is named, a reaper stops everything once it is gone, so a
+  # crashed test binary never leaves etcd or kube-apiserver behind.
+  if [ -n "${KSCHED_CP_OWNER_PID:-}" ]; then
+    setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; bash "$2" down "$3" >/dev/null 2>&1' \
+      reaper "$KSCHED_CP_OWNER_PID" "$0" "$DIR" > /dev/null 2>&1 < /dev/null &
+    echo $! > "$DIR/reaper.pid"
+  fi
   write_kubeconfig "$DIR/kubeconfig" admin admintoken
   write_kubeconfig "$DIR/ksched.kubeconfig" ksched kschedtoken
   log "up: kube-apiserver https://127.0.0.1:$API_PORT (kubeconfig $DIR/kubeconfig)"
@@ -192,6 +199,7 @@ EOF
 cmd_down() {
   stop_pid "$DIR/apiserver.pid"
   stop_pid "$DIR/etcd.pid"
+  [ "${BASHPID:-$$}" = "$(cat "$DIR/reaper.pid" 2>/dev/null)" ] || stop_pid "$DIR/reaper.pid"
   log "down: $DIR"
 }
 

@@ -57,7 +57,8 @@ ControlPlane& ControlPlane::Get() {
 }
 
 Status ControlPlane::Run(const std::string& verb) {
-  auto out = RunCommand(std::string("bash ") + KSCHED_CONTROL_PLANE_SCRIPT + " " + verb + " " + dir_ + " 1>&2");
+  auto out = RunCommand("KSCHED_CP_OWNER_PID=" + std::to_string(::getpid()) + " bash " + KSCHED_CONTROL_PLANE_SCRIPT +
+                        " " + verb + " " + dir_ + " 1>&2");
   return out.ok() ? Status::OK() : out.status();
 }
 

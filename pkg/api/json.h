@@ -1,0 +1,114 @@
+// JSON decoding (simdjson on-demand) and encoding of the API objects in types.h.
+//
+// Decoding is single-pass and never builds a DOM: unknown fields (and managedFields,
+// usually the largest part of an object) are skipped, `null` means "absent", and a value
+// of the wrong JSON type is an error naming the object and the field path, e.g.
+//   pod "ns/name": spec.containers[0].resources.requests.cpu: quantities must match ...
+// All decode errors carry StatusCode::kInvalidArgument.
+//
+// simdjson reads up to kJsonPadding bytes past the end of the text. Callers that own
+// the buffer pass JsonText::Padded(body) (or a text/capacity pair) to decode in place;
+// anything else is copied into the parser's own padded buffer first.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "pkg/api/types.h"
+#include "pkg/util/status.h"
+
+namespace ksched::api {
+
+inline constexpr size_t kJsonPadding = 64;  // == SIMDJSON_PADDING (checked in json.cc)
+
+// JSON text and how many bytes are allocated from text.data() onwards. When
+// capacity - text.size() < kJsonPadding the decoder copies the text first.
+struct JsonText {
+  JsonText(std::string_view t) : text(t) {}  // NOLINT: unknown capacity, decoded from a copy
+  JsonText(const char* t) : text(t) {}       // NOLINT
+  // A std::string's capacity() bytes are allocated, so reserved room counts as padding.
+  JsonText(const std::string& s) : text(s), capacity(s.capacity()) {}  // NOLINT
+  JsonText(std::string_view t, size_t allocated) : text(t), capacity(allocated) {}
+
+  // Reserves padding in `s` (at most one reallocation) so it decodes in place. `s` must
+  // stay unmodified until decoding returns.
+  static JsonText Padded(std::string& s) {
+    s.reserve(s.size() + kJsonPadding);
+    return JsonText(s);
+  }
+
+  std::string_view text;
+  size_t capacity = 0;
+};
+
+// A reusable simdjson parser plus scratch buffer. Reusing one across decodes avoids
+// reallocating its internal buffers; it keeps capacity for the largest document seen.
+// Not thread-safe: use one per thread.
+class JsonParser {
+ public:
+  JsonParser();
+  ~JsonParser();
+  JsonParser(JsonParser&&) noexcept;
+  JsonParser& operator=(JsonParser&&) noexcept;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+StatusOr<PodPtr> DecodePod(JsonParser& parser, JsonText json);
+StatusOr<NodePtr> DecodeNode(JsonParser& parser, JsonText json);
+// A PodList / NodeList: metadata.resourceVersion, continue, remainingItemCount, items.
+StatusOr<ObjectList<Pod>> DecodePodList(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<Node>> DecodeNodeList(JsonParser& parser, JsonText json);
+// One line of a watch stream: {"type":"ADDED|MODIFIED|DELETED|BOOKMARK|ERROR","object":{}}.
+// ERROR events are returned successfully with type kError and `error` set from the
+// metav1.Status object; BOOKMARK events carry an object with only metadata.
+StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(JsonParser& parser, JsonText json);
+// A metav1.Status, as sent in HTTP error bodies.
+StatusOr<ApiStatus> DecodeApiStatus(JsonParser& parser, JsonText json);
+
+// Conveniences that use a parser owned by the calling thread. It keeps its capacity for
+// the thread's lifetime, so decode large lists with an explicit JsonParser instead.
+StatusOr<PodPtr> DecodePod(JsonText json);
+StatusOr<NodePtr> DecodeNode(JsonText json);
+StatusOr<ObjectList<Pod>> DecodePodList(JsonText json);
+StatusOr<ObjectList<Node>> DecodeNodeList(JsonText json);
+StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(JsonText json);
+StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(JsonText json);
+StatusOr<ApiStatus> DecodeApiStatus(JsonText json);
+
+// ---- encoding -------------------------------------------------------------------------------
+
+// Appends `s` as a quoted JSON string, escaping '"', '\\' and control characters.
+void AppendJsonString(std::string& out, std::string_view s);
+// Appends a quantity in a form Quantity::Parse reads back exactly: "2", "1500m".
+void AppendQuantity(std::string& out, Quantity q);
+
+// The v1 Binding body POSTed to pods/{name}/binding. An empty uid is omitted.
+std::string EncodeBinding(std::string_view pod_namespace, std::string_view pod_name,
+                          std::string_view pod_uid, std::string_view node_name);
+
+// A strategic-merge patch for PATCH pods/{name}/status that merges `condition` into
+// status.conditions by type (type defaults to "PodScheduled"). An empty
+// last_probe_time / last_transition_time is written as null, as upstream's
+// metav1.Time zero value is. nominated_node_name, when set, is written too ("" clears
+// it with null).
+std::string EncodePodScheduledConditionPatch(
+    const PodCondition& condition,
+    const std::optional<std::string>& nominated_node_name = std::nullopt,
+    std::optional<int64_t> observed_generation = std::nullopt);
+
+// Full objects (kind/apiVersion included), e.g. for creating test objects on an
+// apiserver. Decoding the output yields an equal object.
+std::string EncodePod(const Pod& pod);
+std::string EncodeNode(const Node& node);
+
+}  // namespace ksched::api

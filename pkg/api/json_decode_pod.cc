@@ -1,0 +1,265 @@
+// Decoding of v1.Pod into the compact model.
+#include "pkg/api/json_reader.h"
+
+namespace ksched::api::json_internal {
+namespace {
+
+bool DecodeContainerPort(od::value& v, ContainerPort& p, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "containerPort") return ReadInt32(fv, p.container_port, err);
+    if (key == "hostPort") return ReadInt32(fv, p.host_port, err);
+    if (key == "protocol") return ReadString(fv, p.protocol, err);
+    if (key == "hostIP") return ReadString(fv, p.host_ip, err);
+    return true;
+  });
+}
+
+bool DecodeContainer(od::value& v, Container& c, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "name") return ReadString(fv, c.name, err);
+    if (key == "image") return ReadString(fv, c.image, err);
+    if (key == "resources") {
+      return ReadObject(fv, err, [&](std::string_view rkey, od::value& rv) {
+        if (rkey == "requests") return ReadResourceList(rv, c.requests, err);
+        if (rkey == "limits") return ReadResourceList(rv, c.limits, err);
+        return true;
+      });
+    }
+    if (key == "ports") return ReadArray(fv, c.ports, err, DecodeContainerPort);
+    if (key == "restartPolicy") {
+      std::string_view policy;
+      if (!ReadStringView(fv, policy, err)) return false;
+      c.restart_policy_always = policy == "Always";
+      return true;
+    }
+    return true;
+  });
+}
+
+bool DecodeNodeSelectorTerm(od::value& v, NodeSelectorTerm& t, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "matchExpressions") {
+      return ReadArray(fv, t.match_expressions, err, DecodeSelectorRequirement);
+    }
+    if (key == "matchFields") return ReadArray(fv, t.match_fields, err, DecodeSelectorRequirement);
+    return true;
+  });
+}
+
+bool DecodeNodeAffinity(od::value& v, NodeAffinity& a, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "requiredDuringSchedulingIgnoredDuringExecution") {
+      od::json_type t{};
+      if (!PeekType(fv, t, err)) return false;
+      if (t == od::json_type::null) return true;
+      // A present selector with no terms matches no node, so keep it engaged.
+      auto& terms = a.required.emplace();
+      return ReadObject(fv, err, [&](std::string_view nkey, od::value& nv) {
+        if (nkey == "nodeSelectorTerms") return ReadArray(nv, terms, err, DecodeNodeSelectorTerm);
+        return true;
+      });
+    }
+    if (key == "preferredDuringSchedulingIgnoredDuringExecution") {
+      return ReadArray(fv, a.preferred, err,
+                       [](od::value& ev, PreferredSchedulingTerm& p, DecodeError& e) {
+                         return ReadObject(ev, e, [&](std::string_view pkey, od::value& pv) {
+                           if (pkey == "weight") return ReadInt32(pv, p.weight, e);
+                           if (pkey == "preference") {
+                             return DecodeNodeSelectorTerm(pv, p.preference, e);
+                           }
+                           return true;
+                         });
+                       });
+    }
+    return true;
+  });
+}
+
+// Reads an optional LabelSelector: null stays nullopt, {} is an engaged empty selector
+// (for namespaceSelector that means "all namespaces").
+bool ReadOptSelector(od::value& v, std::optional<LabelSelector>& out, DecodeError& err) {
+  od::json_type t{};
+  if (!PeekType(v, t, err)) return false;
+  if (t == od::json_type::null) {
+    out.reset();
+    return true;
+  }
+  return DecodeLabelSelector(v, out.emplace(), err);
+}
+
+bool DecodePodAffinityTerm(od::value& v, PodAffinityTerm& t, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "labelSelector") return ReadOptSelector(fv, t.label_selector, err);
+    if (key == "namespaces") return ReadStringList(fv, t.namespaces, err);
+    if (key == "topologyKey") return ReadString(fv, t.topology_key, err);
+    if (key == "namespaceSelector") return ReadOptSelector(fv, t.namespace_selector, err);
+    return true;
+  });
+}
+
+bool DecodeWeightedPodAffinityTerm(od::value& v, WeightedPodAffinityTerm& w, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "weight") return ReadInt32(fv, w.weight, err);
+    if (key == "podAffinityTerm") return DecodePodAffinityTerm(fv, w.term, err);
+    return true;
+  });
+}
+
+bool DecodePodAffinity(od::value& v, PodAffinity& a, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "requiredDuringSchedulingIgnoredDuringExecution") {
+      return ReadArray(fv, a.required, err, DecodePodAffinityTerm);
+    }
+    if (key == "preferredDuringSchedulingIgnoredDuringExecution") {
+      return ReadArray(fv, a.preferred, err, DecodeWeightedPodAffinityTerm);
+    }
+    return true;
+  });
+}
+
+template <typename T, typename F>
+bool ReadOptStruct(od::value& v, std::optional<T>& out, DecodeError& err, F&& decode) {
+  od::json_type t{};
+  if (!PeekType(v, t, err)) return false;
+  if (t == od::json_type::null) {
+    out.reset();
+    return true;
+  }
+  return decode(v, out.emplace(), err);
+}
+
+bool DecodeAffinity(od::value& v, Affinity& a, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "nodeAffinity") return ReadOptStruct(fv, a.node_affinity, err, DecodeNodeAffinity);
+    if (key == "podAffinity") return ReadOptStruct(fv, a.pod_affinity, err, DecodePodAffinity);
+    if (key == "podAntiAffinity") {
+      return ReadOptStruct(fv, a.pod_anti_affinity, err, DecodePodAffinity);
+    }
+    return true;
+  });
+}
+
+bool DecodeToleration(od::value& v, Toleration& t, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "key") return ReadString(fv, t.key, err);
+    if (key == "operator") {
+      std::string_view op;
+      if (!ReadStringView(fv, op, err)) return false;
+      if (op == "Exists") t.op_exists = true;
+      else if (op == "Equal" || op.empty()) t.op_exists = false;
+      else return err.Fail("unknown toleration operator \"" + std::string(op) + "\"");
+      return true;
+    }
+    if (key == "value") return ReadString(fv, t.value, err);
+    if (key == "effect") return DecodeTaintEffect(fv, t.effect, err);
+    if (key == "tolerationSeconds") return ReadOptInt64(fv, t.toleration_seconds, err);
+    return true;
+  });
+}
+
+bool ReadInclusionPolicy(od::value& v, std::optional<InclusionPolicy>& out, DecodeError& err) {
+  std::string_view s;
+  if (!ReadStringView(v, s, err)) return false;
+  if (s.empty()) out.reset();
+  else if (s == "Honor") out = InclusionPolicy::kHonor;
+  else if (s == "Ignore") out = InclusionPolicy::kIgnore;
+  else return err.Fail("unknown inclusion policy \"" + std::string(s) + "\"");
+  return true;
+}
+
+bool DecodeSpreadConstraint(od::value& v, TopologySpreadConstraint& c, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "maxSkew") return ReadInt32(fv, c.max_skew, err);
+    if (key == "topologyKey") return ReadString(fv, c.topology_key, err);
+    if (key == "whenUnsatisfiable") {
+      std::string_view s;
+      if (!ReadStringView(fv, s, err)) return false;
+      if (s == "DoNotSchedule") c.when_unsatisfiable = WhenUnsatisfiable::kDoNotSchedule;
+      else if (s == "ScheduleAnyway") c.when_unsatisfiable = WhenUnsatisfiable::kScheduleAnyway;
+      else return err.Fail("unknown whenUnsatisfiable \"" + std::string(s) + "\"");
+      return true;
+    }
+    if (key == "labelSelector") return ReadOptSelector(fv, c.label_selector, err);
+    if (key == "minDomains") return ReadOptInt32(fv, c.min_domains, err);
+    if (key == "nodeAffinityPolicy") return ReadInclusionPolicy(fv, c.node_affinity_policy, err);
+    if (key == "nodeTaintsPolicy") return ReadInclusionPolicy(fv, c.node_taints_policy, err);
+    if (key == "matchLabelKeys") return ReadStringList(fv, c.match_label_keys, err);
+    return true;
+  });
+}
+
+bool DecodeVolume(od::value& v, Volume& vol, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "name") return ReadString(fv, vol.name, err);
+    if (key == "persistentVolumeClaim") {
+      return ReadObject(fv, err, [&](std::string_view pkey, od::value& pv) {
+        if (pkey == "claimName") return ReadString(pv, vol.pvc_claim_name, err);
+        return true;
+      });
+    }
+    return true;
+  });
+}
+
+bool DecodeSchedulingGate(od::value& v, std::string& name, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "name") return ReadString(fv, name, err);
+    return true;
+  });
+}
+
+bool DecodePodSpec(od::value& v, PodSpec& s, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "containers") return ReadArray(fv, s.containers, err, DecodeContainer);
+    if (key == "initContainers") return ReadArray(fv, s.init_containers, err, DecodeContainer);
+    if (key == "schedulerName") return ReadString(fv, s.scheduler_name, err);
+    if (key == "nodeName") return ReadString(fv, s.node_name, err);
+    if (key == "priority") return ReadOptInt32(fv, s.priority, err);
+    if (key == "priorityClassName") return ReadString(fv, s.priority_class_name, err);
+    if (key == "preemptionPolicy") return ReadString(fv, s.preemption_policy, err);
+    if (key == "overhead") return ReadResourceList(fv, s.overhead, err);
+    if (key == "nodeSelector") return ReadStringMap(fv, s.node_selector, err);
+    if (key == "affinity") return ReadOptStruct(fv, s.affinity, err, DecodeAffinity);
+    if (key == "tolerations") return ReadArray(fv, s.tolerations, err, DecodeToleration);
+    if (key == "topologySpreadConstraints") {
+      return ReadArray(fv, s.topology_spread_constraints, err, DecodeSpreadConstraint);
+    }
+    if (key == "schedulingGates") return ReadArray(fv, s.scheduling_gates, err, DecodeSchedulingGate);
+    if (key == "volumes") return ReadArray(fv, s.volumes, err, DecodeVolume);
+    return true;
+  });
+}
+
+bool DecodePodCondition(od::value& v, PodCondition& c, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "type") return ReadString(fv, c.type, err);
+    if (key == "status") return ReadString(fv, c.status, err);
+    if (key == "reason") return ReadString(fv, c.reason, err);
+    if (key == "message") return ReadString(fv, c.message, err);
+    if (key == "lastTransitionTime") return ReadString(fv, c.last_transition_time, err);
+    if (key == "lastProbeTime") return ReadString(fv, c.last_probe_time, err);
+    return true;
+  });
+}
+
+bool DecodePodStatus(od::value& v, PodStatus& s, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "phase") return ReadString(fv, s.phase, err);
+    if (key == "conditions") return ReadArray(fv, s.conditions, err, DecodePodCondition);
+    if (key == "nominatedNodeName") return ReadString(fv, s.nominated_node_name, err);
+    return true;
+  });
+}
+
+}  // namespace
+
+bool DecodePodObject(od::value& v, Pod& pod, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "metadata") return DecodeObjectMeta(fv, pod.metadata, err);
+    if (key == "spec") return DecodePodSpec(fv, pod.spec, err);
+    if (key == "status") return DecodePodStatus(fv, pod.status, err);
+    return true;
+  });
+}
+
+}  // namespace ksched::api::json_internal

@@ -1,0 +1,364 @@
+#include <gtest/gtest.h>
+
+#include "pkg/api/json.h"
+
+namespace ksched::api {
+namespace {
+
+// A pod as `kubectl get pod -o json` prints it, managedFields included.
+constexpr std::string_view kKubectlPod = R"({
+  "apiVersion": "v1",
+  "kind": "Pod",
+  "metadata": {
+    "annotations": {"kubectl.kubernetes.io/restartedAt": "2024-05-01T10:00:00Z"},
+    "creationTimestamp": "2024-05-01T10:00:01Z",
+    "generateName": "web-7d4b9c8f6d-",
+    "generation": 2,
+    "labels": {"app": "web", "pod-template-hash": "7d4b9c8f6d"},
+    "managedFields": [
+      {"apiVersion": "v1", "fieldsType": "FieldsV1",
+       "fieldsV1": {"f:metadata": {"f:generateName": {}, "f:labels": {".": {}, "f:app": {}}},
+                    "f:spec": {"f:containers": {"k:{\"name\":\"web\"}": {".": {}, "f:image": {},
+                    "f:resources": {".": {}, "f:requests": {"f:cpu": {"bogus": [1, 2.5, null]}}}}}}},
+       "manager": "kube-controller-manager", "operation": "Update", "time": "2024-05-01T10:00:01Z"}
+    ],
+    "name": "web-7d4b9c8f6d-x2x9k",
+    "namespace": "prod",
+    "ownerReferences": [
+      {"apiVersion": "apps/v1", "blockOwnerDeletion": true, "controller": true,
+       "kind": "ReplicaSet", "name": "web-7d4b9c8f6d", "uid": "1f9c2b3e-0000-4000-8000-000000000001"}
+    ],
+    "resourceVersion": "123456",
+    "uid": "8e2d9a6c-1111-4222-8333-444455556666"
+  },
+  "spec": {
+    "affinity": {
+      "nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {
+          "nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}]},
+            {"matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["n1", "n2"]}]}
+          ]
+        },
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+          {"weight": 10, "preference": {"matchExpressions": [{"key": "disk", "operator": "Exists"}]}}
+        ]
+      },
+      "podAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+          {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": "kubernetes.io/hostname",
+           "namespaceSelector": {}}
+        ]
+      },
+      "podAntiAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+          {"weight": 100, "podAffinityTerm": {
+            "labelSelector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]},
+            "namespaces": ["prod", "staging"], "topologyKey": "topology.kubernetes.io/zone",
+            "namespaceSelector": {"matchLabels": {"team": "a"}}}}
+        ]
+      }
+    },
+    "containers": [
+      {"image": "nginx:1.25", "imagePullPolicy": "IfNotPresent", "name": "web",
+       "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"},
+                 {"containerPort": 53, "protocol": "UDP", "hostIP": "10.0.0.1"}],
+       "resources": {"limits": {"cpu": "1", "memory": "512Mi"},
+                     "requests": {"cpu": "250m", "memory": "1.5Gi", "nvidia.com/gpu": 1}},
+       "terminationMessagePath": "/dev/termination-log",
+       "volumeMounts": [{"mountPath": "/data", "name": "data"}]},
+      {"image": "busybox", "name": "side", "resources": {}}
+    ],
+    "dnsPolicy": "ClusterFirst",
+    "enableServiceLinks": true,
+    "initContainers": [
+      {"image": "init", "name": "setup", "resources": {"requests": {"cpu": "2"}}},
+      {"image": "proxy", "name": "mesh", "restartPolicy": "Always",
+       "resources": {"requests": {"cpu": "100m"}}}
+    ],
+    "nodeSelector": {"kubernetes.io/os": "linux"},
+    "overhead": {"cpu": "10m"},
+    "preemptionPolicy": "Never",
+    "priority": 1000,
+    "priorityClassName": "high",
+    "restartPolicy": "Always",
+    "schedulerName": "my-scheduler",
+    "schedulingGates": [{"name": "example.com/quota"}],
+    "securityContext": {},
+    "terminationGracePeriodSeconds": 30,
+    "tolerations": [
+      {"effect": "NoExecute", "key": "node.kubernetes.io/not-ready", "operator": "Exists",
+       "tolerationSeconds": 300},
+      {"key": "dedicated", "operator": "Equal", "value": "web", "effect": "NoSchedule"},
+      {"operator": "Exists"}
+    ],
+    "topologySpreadConstraints": [
+      {"maxSkew": 2, "topologyKey": "topology.kubernetes.io/zone",
+       "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": {"matchLabels": {"app": "web"}},
+       "minDomains": 3, "nodeAffinityPolicy": "Honor", "nodeTaintsPolicy": "Ignore",
+       "matchLabelKeys": ["pod-template-hash"]}
+    ],
+    "volumes": [
+      {"name": "data", "persistentVolumeClaim": {"claimName": "web-data"}},
+      {"name": "cfg", "configMap": {"name": "web-cfg", "defaultMode": 420}}
+    ]
+  },
+  "status": {
+    "conditions": [
+      {"lastProbeTime": null, "lastTransitionTime": "2024-05-01T10:00:01Z",
+       "message": "0/3 nodes are available", "reason": "Unschedulable", "status": "False",
+       "type": "PodScheduled"}
+    ],
+    "nominatedNodeName": "node-2",
+    "phase": "Pending",
+    "qosClass": "Burstable"
+  }
+})";
+
+TEST(JsonDecodeTest, DecodesKubectlPod) {
+  auto result = DecodePod(kKubectlPod);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  const Pod& pod = **result;
+  EXPECT_EQ(pod.Key(), "prod/web-7d4b9c8f6d-x2x9k");
+  EXPECT_EQ(pod.metadata.uid, "8e2d9a6c-1111-4222-8333-444455556666");
+  EXPECT_EQ(pod.metadata.resource_version, "123456");
+  EXPECT_EQ(pod.metadata.generation, 2);
+  EXPECT_EQ(pod.metadata.creation_timestamp, "2024-05-01T10:00:01Z");
+  EXPECT_FALSE(pod.IsBeingDeleted());
+  EXPECT_EQ(pod.metadata.labels, (StringMap{{"app", "web"}, {"pod-template-hash", "7d4b9c8f6d"}}));
+  EXPECT_EQ(*pod.metadata.annotations.Get("kubectl.kubernetes.io/restartedAt"), "2024-05-01T10:00:00Z");
+  ASSERT_EQ(pod.metadata.owner_references.size(), 1u);
+  EXPECT_EQ(pod.metadata.owner_references[0],
+            (OwnerReference{"apps/v1", "ReplicaSet", "web-7d4b9c8f6d",
+                            "1f9c2b3e-0000-4000-8000-000000000001", true}));
+
+  const PodSpec& s = pod.spec;
+  EXPECT_EQ(s.scheduler_name, "my-scheduler");
+  EXPECT_EQ(pod.Priority(), 1000);
+  EXPECT_EQ(s.priority_class_name, "high");
+  EXPECT_EQ(s.preemption_policy, "Never");
+  ASSERT_EQ(s.containers.size(), 2u);
+  const Container& web = s.containers[0];
+  EXPECT_EQ(web.name, "web");
+  EXPECT_EQ(web.image, "nginx:1.25");
+  ASSERT_EQ(web.requests.size(), 3u);
+  EXPECT_EQ(FindResource(web.requests, "cpu")->MilliValue(), 250);
+  EXPECT_EQ(FindResource(web.requests, "memory")->Value(), 1610612736);
+  EXPECT_EQ(FindResource(web.requests, "nvidia.com/gpu")->Value(), 1);
+  EXPECT_EQ(FindResource(web.limits, "memory")->Value(), 512 << 20);
+  ASSERT_EQ(web.ports.size(), 2u);
+  EXPECT_EQ(web.ports[0], (ContainerPort{80, 8080, "TCP", ""}));
+  EXPECT_EQ(web.ports[1], (ContainerPort{53, 0, "UDP", "10.0.0.1"}));
+  EXPECT_TRUE(s.containers[1].requests.empty());
+  ASSERT_EQ(s.init_containers.size(), 2u);
+  EXPECT_FALSE(s.init_containers[0].restart_policy_always);
+  EXPECT_TRUE(s.init_containers[1].restart_policy_always);
+  EXPECT_EQ(FindResource(s.overhead, "cpu")->MilliValue(), 10);
+  EXPECT_EQ(s.node_selector, (StringMap{{"kubernetes.io/os", "linux"}}));
+
+  ASSERT_TRUE(s.affinity.has_value());
+  const NodeAffinity& na = *s.affinity->node_affinity;
+  ASSERT_TRUE(na.required.has_value());
+  ASSERT_EQ(na.required->size(), 2u);
+  EXPECT_EQ((*na.required)[0].match_expressions[0],
+            (LabelSelectorRequirement{"kubernetes.io/os", SelectorOperator::kIn, {"linux"}}));
+  EXPECT_EQ((*na.required)[1].match_fields[0].op, SelectorOperator::kNotIn);
+  ASSERT_EQ(na.preferred.size(), 1u);
+  EXPECT_EQ(na.preferred[0].weight, 10);
+  EXPECT_EQ(na.preferred[0].preference.match_expressions[0].op, SelectorOperator::kExists);
+  const PodAffinity& pa = *s.affinity->pod_affinity;
+  ASSERT_EQ(pa.required.size(), 1u);
+  EXPECT_EQ(*pa.required[0].label_selector->match_labels.Get("app"), "cache");
+  ASSERT_TRUE(pa.required[0].namespace_selector.has_value());  // {} = all namespaces
+  EXPECT_TRUE(pa.required[0].namespace_selector->match_labels.empty());
+  const PodAffinity& anti = *s.affinity->pod_anti_affinity;
+  ASSERT_EQ(anti.preferred.size(), 1u);
+  EXPECT_EQ(anti.preferred[0].weight, 100);
+  EXPECT_EQ(anti.preferred[0].term.namespaces, (std::vector<std::string>{"prod", "staging"}));
+  EXPECT_EQ(anti.preferred[0].term.topology_key, "topology.kubernetes.io/zone");
+  EXPECT_EQ(*anti.preferred[0].term.namespace_selector->match_labels.Get("team"), "a");
+
+  ASSERT_EQ(s.tolerations.size(), 3u);
+  EXPECT_EQ(s.tolerations[0], (Toleration{"node.kubernetes.io/not-ready", true, "",
+                                          TaintEffect::kNoExecute, 300}));
+  EXPECT_EQ(s.tolerations[1],
+            (Toleration{"dedicated", false, "web", TaintEffect::kNoSchedule, std::nullopt}));
+  EXPECT_EQ(s.tolerations[2], (Toleration{"", true, "", TaintEffect::kNone, std::nullopt}));
+  ASSERT_EQ(s.topology_spread_constraints.size(), 1u);
+  const TopologySpreadConstraint& tsc = s.topology_spread_constraints[0];
+  EXPECT_EQ(tsc.max_skew, 2);
+  EXPECT_EQ(tsc.when_unsatisfiable, WhenUnsatisfiable::kScheduleAnyway);
+  EXPECT_EQ(tsc.min_domains, 3);
+  EXPECT_EQ(tsc.node_affinity_policy, InclusionPolicy::kHonor);
+  EXPECT_EQ(tsc.node_taints_policy, InclusionPolicy::kIgnore);
+  EXPECT_EQ(tsc.match_label_keys, (std::vector<std::string>{"pod-template-hash"}));
+  EXPECT_EQ(s.scheduling_gates, (std::vector<std::string>{"example.com/quota"}));
+  ASSERT_EQ(s.volumes.size(), 2u);
+  EXPECT_EQ(s.volumes[0], (Volume{"data", "web-data"}));
+  EXPECT_EQ(s.volumes[1], (Volume{"cfg", ""}));
+
+  EXPECT_EQ(pod.status.phase, "Pending");
+  EXPECT_EQ(pod.status.nominated_node_name, "node-2");
+  const PodCondition* cond = pod.FindCondition("PodScheduled");
+  ASSERT_NE(cond, nullptr);
+  EXPECT_EQ(cond->reason, "Unschedulable");
+  EXPECT_EQ(cond->last_probe_time, "");
+  EXPECT_EQ(cond->last_transition_time, "2024-05-01T10:00:01Z");
+}
+
+TEST(JsonDecodeTest, DefaultsAndNulls) {
+  auto pod = DecodePod(R"({"metadata":{"name":"p","namespace":"d","deletionTimestamp":"2024-01-01T00:00:00Z",
+    "labels":null},"spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":1}]}],
+    "affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{}}},"priority":null}})");
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  EXPECT_EQ((*pod)->spec.scheduler_name, "default-scheduler");
+  EXPECT_FALSE((*pod)->spec.priority.has_value());
+  EXPECT_TRUE((*pod)->IsBeingDeleted());
+  EXPECT_EQ((*pod)->spec.containers[0].ports[0].protocol, "TCP");
+  // A present required node selector with no terms matches nothing; keep it engaged.
+  const auto& required = (*pod)->spec.affinity->node_affinity->required;
+  ASSERT_TRUE(required.has_value());
+  EXPECT_TRUE(required->empty());
+}
+
+TEST(JsonDecodeTest, ErrorsNameObjectAndField) {
+  struct Case {
+    std::string_view name;
+    std::string_view json;
+    std::string_view error;
+  };
+  const Case cases[] = {
+      {"bad quantity",
+       R"({"metadata":{"name":"p","namespace":"ns"},"spec":{"containers":[{"name":"c",
+          "resources":{"requests":{"cpu":"1.2.3"}}}]}})",
+       "pod \"ns/p\": spec.containers[0].resources.requests.cpu: quantities must match the regular "
+       "expression"},
+      {"wrong type string",
+       R"({"metadata":{"name":"p","namespace":"ns"},"spec":{"nodeName":5}})",
+       "pod \"ns/p\": spec.nodeName: expected string, got number"},
+      {"wrong type array",
+       R"({"metadata":{"name":"p","namespace":"ns"},"spec":{"tolerations":{}}})",
+       "pod \"ns/p\": spec.tolerations: expected array, got object"},
+      {"float priority",
+       R"({"metadata":{"name":"p","namespace":"ns"},"spec":{"priority":1.5}})",
+       "pod \"ns/p\": spec.priority: expected integer, got 1.5"},
+      {"int32 overflow",
+       R"({"metadata":{"name":"p","namespace":"ns"},"spec":{"priority":3000000000}})",
+       "spec.priority: value 3000000000 overflows int32"},
+      {"bad operator",
+       R"({"metadata":{"name":"p","namespace":"ns"},"spec":{"affinity":{"nodeAffinity":{
+          "requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{},{"matchExpressions":[
+          {"key":"k","operator":"Like"}]}]}}}}})",
+       "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[1]."
+       "matchExpressions[0].operator: unknown operator \"Like\""},
+      {"bad effect",
+       R"({"metadata":{"name":"p","namespace":"ns"},"spec":{"tolerations":[{"effect":"Sometimes"}]}})",
+       "spec.tolerations[0].effect: unknown taint effect \"Sometimes\""},
+      {"label value type",
+       R"({"metadata":{"name":"p","labels":{"app":true}}})", "pod \"p\": metadata.labels.app: expected string, got boolean"},
+      {"not an object", R"([1,2])", "pod: expected object, got array"},
+      {"malformed", R"({"metadata":{"name":"p",)", "pod \"p\": metadata: invalid JSON"},
+      {"empty", "", "pod: invalid JSON"},
+  };
+  for (const auto& c : cases) {
+    auto pod = DecodePod(c.json);
+    ASSERT_FALSE(pod.ok()) << c.name;
+    EXPECT_EQ(pod.status().code(), StatusCode::kInvalidArgument) << c.name;
+    EXPECT_NE(pod.status().message().find(c.error), std::string::npos)
+        << c.name << ": " << pod.status().message();
+  }
+}
+
+TEST(JsonDecodeTest, DecodesNode) {
+  auto node = DecodeNode(R"({"kind":"Node","apiVersion":"v1","metadata":{"name":"n1",
+    "labels":{"kubernetes.io/hostname":"n1","topology.kubernetes.io/zone":"z1"},"managedFields":[{"x":1}]},
+    "spec":{"unschedulable":true,"podCIDR":"10.0.0.0/24","taints":[
+      {"key":"node-role.kubernetes.io/control-plane","effect":"NoSchedule"},
+      {"key":"k","value":"v","effect":"PreferNoSchedule","timeAdded":null}]},
+    "status":{"capacity":{"cpu":"4","memory":"16393216Ki","pods":"110"},
+      "allocatable":{"cpu":"3800m","memory":"15Gi","pods":"110","ephemeral-storage":"100G"},
+      "conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","message":"ok"}],
+      "images":[{"names":["registry/app@sha256:abc","registry/app:1"],"sizeBytes":123456789}],
+      "nodeInfo":{"kubeletVersion":"v1.30.0"}}})");
+  ASSERT_TRUE(node.ok()) << node.status().ToString();
+  const Node& n = **node;
+  EXPECT_EQ(n.Name(), "n1");
+  EXPECT_TRUE(n.spec.unschedulable);
+  ASSERT_EQ(n.spec.taints.size(), 2u);
+  EXPECT_EQ(n.spec.taints[0],
+            (Taint{"node-role.kubernetes.io/control-plane", "", TaintEffect::kNoSchedule}));
+  EXPECT_EQ(n.spec.taints[1], (Taint{"k", "v", TaintEffect::kPreferNoSchedule}));
+  EXPECT_EQ(FindResource(n.status.capacity, "memory")->Value(), 16393216LL * 1024);
+  EXPECT_EQ(FindResource(n.status.allocatable, "cpu")->MilliValue(), 3800);
+  EXPECT_EQ(FindResource(n.status.allocatable, "pods")->Value(), 110);
+  EXPECT_EQ(FindResource(n.status.allocatable, "ephemeral-storage")->Value(), 100000000000);
+  EXPECT_EQ(n.status.conditions[0], (NodeCondition{"Ready", "True", "KubeletReady"}));
+  ASSERT_EQ(n.status.images.size(), 1u);
+  EXPECT_EQ(n.status.images[0].size_bytes, 123456789);
+  EXPECT_EQ(n.status.images[0].names.size(), 2u);
+
+  auto bad = DecodeNode(R"({"metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"x"}}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("node \"n1\": status.allocatable.cpu: quantities must match"),
+            std::string::npos)
+      << bad.status().message();
+}
+
+TEST(JsonDecodeTest, PodListWithContinueToken) {
+  JsonParser parser;
+  std::string body = R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"987",
+    "continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6OTg3fQ","remainingItemCount":1200},
+    "items":[{"metadata":{"name":"a","namespace":"x"},"spec":{"containers":[]}},
+             {"metadata":{"name":"b","namespace":"x"},"spec":{"nodeName":"n1"}}]})";
+  auto list = DecodePodList(parser, JsonText::Padded(body));
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  EXPECT_EQ(list->resource_version, "987");
+  EXPECT_EQ(list->continue_token, "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6OTg3fQ");
+  EXPECT_EQ(list->remaining_item_count, 1200);
+  ASSERT_EQ(list->items.size(), 2u);
+  EXPECT_EQ(list->items[0]->Key(), "x/a");
+  EXPECT_TRUE(list->items[1]->IsAssigned());
+
+  auto last = DecodePodList(parser, R"({"metadata":{"resourceVersion":"988"},"items":[]})");
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->continue_token, "");
+  EXPECT_FALSE(last->remaining_item_count.has_value());
+  EXPECT_TRUE(last->items.empty());
+
+  auto bad = DecodePodList(parser, R"({"metadata":{},"items":[{"metadata":{"name":"a","namespace":"x"}},
+    {"metadata":{"name":"b","namespace":"x"},"spec":{"containers":[{"resources":{"limits":{"memory":"1Gk"}}}]}}]})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "PodList: items[1]: pod \"x/b\": spec.containers[0].resources.limits.memory: unable to parse "
+            "quantity's suffix (got \"1Gk\")");
+}
+
+TEST(JsonDecodeTest, NodeListAndApiStatus) {
+  auto list = DecodeNodeList(R"({"kind":"NodeList","metadata":{"resourceVersion":"5"},
+    "items":[{"metadata":{"name":"n1"}},{"metadata":{"name":"n2"}}]})");
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  ASSERT_EQ(list->items.size(), 2u);
+  EXPECT_EQ(list->items[1]->Name(), "n2");
+
+  auto status = DecodeApiStatus(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+    "message":"pods \"x\" not found","reason":"NotFound","details":{"name":"x","kind":"pods"},"code":404})");
+  ASSERT_TRUE(status.ok()) << status.status().ToString();
+  EXPECT_EQ(*status, (ApiStatus{"Failure", "pods \"x\" not found", "NotFound", 404}));
+  EXPECT_FALSE(DecodeApiStatus("not json").ok());
+}
+
+TEST(JsonDecodeTest, PaddedBufferDecodesInPlace) {
+  std::string body = R"({"metadata":{"name":"p","namespace":"d"}})";
+  JsonText text = JsonText::Padded(body);
+  EXPECT_GE(text.capacity, body.size() + kJsonPadding);
+  EXPECT_EQ(text.text.data(), body.data());
+  auto pod = DecodePod(text);
+  ASSERT_TRUE(pod.ok());
+  EXPECT_EQ((*pod)->Key(), "d/p");
+  // A short std::string in its inline buffer lacks padding and is copied instead.
+  std::string small = R"({"metadata":{}})";
+  EXPECT_TRUE(DecodePod(small).ok());
+}
+
+}  // namespace
+}  // namespace ksched::api

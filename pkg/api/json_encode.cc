@@ -1,0 +1,488 @@
+// Plain string-building JSON encoders: the Binding and status patch are on the binding
+// hot path, and full Pod/Node encoding serves tests and the benchmark generator.
+#include <charconv>
+
+#include "pkg/api/json.h"
+
+namespace ksched::api {
+namespace {
+
+// Tracks only whether the next value needs a comma; keys reset it, so objects and
+// arrays nest without a stack.
+class Writer {
+ public:
+  explicit Writer(std::string& out) : out_(out) {}
+
+  void BeginObject() { Sep(); out_ += '{'; comma_ = false; }
+  void EndObject() { out_ += '}'; comma_ = true; }
+  void BeginArray() { Sep(); out_ += '['; comma_ = false; }
+  void EndArray() { out_ += ']'; comma_ = true; }
+  void Key(std::string_view k) {
+    Sep();
+    AppendJsonString(out_, k);
+    out_ += ':';
+    comma_ = false;
+  }
+  void String(std::string_view s) { Sep(); AppendJsonString(out_, s); comma_ = true; }
+  void Int(int64_t v) {
+    Sep();
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+    out_.append(buf, end);
+    comma_ = true;
+  }
+  void Bool(bool b) { Sep(); out_ += b ? "true" : "false"; comma_ = true; }
+  void Null() { Sep(); out_ += "null"; comma_ = true; }
+  void QuantityValue(Quantity q) { Sep(); out_ += '"'; AppendQuantity(out_, q); out_ += '"'; comma_ = true; }
+
+  void Field(std::string_view k, std::string_view v) { Key(k); String(v); }
+  void FieldIfSet(std::string_view k, std::string_view v) {
+    if (!v.empty()) Field(k, v);
+  }
+  void IntField(std::string_view k, int64_t v) { Key(k); Int(v); }
+  void StringMapField(std::string_view k, const StringMap& m) {
+    if (m.empty()) return;
+    Key(k);
+    BeginObject();
+    for (const auto& [key, value] : m) Field(key, value);
+    EndObject();
+  }
+  void ResourcesField(std::string_view k, const ResourceList& list) {
+    if (list.empty()) return;
+    Key(k);
+    BeginObject();
+    for (const auto& [name, q] : list) {
+      Key(name);
+      QuantityValue(q);
+    }
+    EndObject();
+  }
+  void StringsField(std::string_view k, const std::vector<std::string>& v) {
+    if (v.empty()) return;
+    Key(k);
+    BeginArray();
+    for (const std::string& s : v) String(s);
+    EndArray();
+  }
+  // Writes a non-empty array field, calling each(item) per element.
+  template <typename T, typename F>
+  void ArrayField(std::string_view k, const std::vector<T>& v, F&& each) {
+    if (v.empty()) return;
+    Key(k);
+    BeginArray();
+    for (const T& item : v) each(item);
+    EndArray();
+  }
+
+ private:
+  void Sep() {
+    if (comma_) out_ += ',';
+  }
+  std::string& out_;
+  bool comma_ = false;
+};
+
+std::string_view OperatorName(SelectorOperator op) {
+  switch (op) {
+    case SelectorOperator::kIn: return "In";
+    case SelectorOperator::kNotIn: return "NotIn";
+    case SelectorOperator::kExists: return "Exists";
+    case SelectorOperator::kDoesNotExist: return "DoesNotExist";
+    case SelectorOperator::kGt: return "Gt";
+    case SelectorOperator::kLt: return "Lt";
+  }
+  return "In";
+}
+
+void WriteMeta(Writer& w, const ObjectMeta& m) {
+  w.Key("metadata");
+  w.BeginObject();
+  w.Field("name", m.name);
+  w.FieldIfSet("namespace", m.namespace_);
+  w.FieldIfSet("uid", m.uid);
+  w.FieldIfSet("resourceVersion", m.resource_version);
+  if (m.generation != 0) w.IntField("generation", m.generation);
+  w.FieldIfSet("creationTimestamp", m.creation_timestamp);
+  if (m.deletion_timestamp) w.Field("deletionTimestamp", *m.deletion_timestamp);
+  w.StringMapField("labels", m.labels);
+  w.StringMapField("annotations", m.annotations);
+  w.ArrayField("ownerReferences", m.owner_references, [&](const OwnerReference& r) {
+    w.BeginObject();
+    w.Field("apiVersion", r.api_version);
+    w.Field("kind", r.kind);
+    w.Field("name", r.name);
+    w.Field("uid", r.uid);
+    if (r.controller) {
+      w.Key("controller");
+      w.Bool(true);
+    }
+    w.EndObject();
+  });
+  w.EndObject();
+}
+
+void WriteRequirements(Writer& w, std::string_view key,
+                       const std::vector<LabelSelectorRequirement>& reqs) {
+  w.ArrayField(key, reqs, [&](const LabelSelectorRequirement& r) {
+    w.BeginObject();
+    w.Field("key", r.key);
+    w.Field("operator", OperatorName(r.op));
+    w.StringsField("values", r.values);
+    w.EndObject();
+  });
+}
+
+void WriteSelector(Writer& w, std::string_view key, const std::optional<LabelSelector>& s) {
+  if (!s) return;
+  w.Key(key);
+  w.BeginObject();
+  w.StringMapField("matchLabels", s->match_labels);
+  WriteRequirements(w, "matchExpressions", s->match_expressions);
+  w.EndObject();
+}
+
+void WriteNodeSelectorTerm(Writer& w, const NodeSelectorTerm& t) {
+  w.BeginObject();
+  WriteRequirements(w, "matchExpressions", t.match_expressions);
+  WriteRequirements(w, "matchFields", t.match_fields);
+  w.EndObject();
+}
+
+void WritePodAffinityTerm(Writer& w, const PodAffinityTerm& t) {
+  w.BeginObject();
+  WriteSelector(w, "labelSelector", t.label_selector);
+  w.StringsField("namespaces", t.namespaces);
+  w.Field("topologyKey", t.topology_key);
+  WriteSelector(w, "namespaceSelector", t.namespace_selector);
+  w.EndObject();
+}
+
+void WritePodAffinity(Writer& w, std::string_view key, const std::optional<PodAffinity>& a) {
+  if (!a) return;
+  w.Key(key);
+  w.BeginObject();
+  w.ArrayField("requiredDuringSchedulingIgnoredDuringExecution", a->required,
+               [&](const PodAffinityTerm& t) { WritePodAffinityTerm(w, t); });
+  w.ArrayField("preferredDuringSchedulingIgnoredDuringExecution", a->preferred,
+               [&](const WeightedPodAffinityTerm& t) {
+                 w.BeginObject();
+                 w.IntField("weight", t.weight);
+                 w.Key("podAffinityTerm");
+                 WritePodAffinityTerm(w, t.term);
+                 w.EndObject();
+               });
+  w.EndObject();
+}
+
+void WriteAffinity(Writer& w, const Affinity& a) {
+  w.Key("affinity");
+  w.BeginObject();
+  if (a.node_affinity) {
+    const NodeAffinity& na = *a.node_affinity;
+    w.Key("nodeAffinity");
+    w.BeginObject();
+    if (na.required) {
+      w.Key("requiredDuringSchedulingIgnoredDuringExecution");
+      w.BeginObject();
+      w.Key("nodeSelectorTerms");
+      w.BeginArray();
+      for (const NodeSelectorTerm& t : *na.required) WriteNodeSelectorTerm(w, t);
+      w.EndArray();
+      w.EndObject();
+    }
+    w.ArrayField("preferredDuringSchedulingIgnoredDuringExecution", na.preferred,
+                 [&](const PreferredSchedulingTerm& p) {
+                   w.BeginObject();
+                   w.IntField("weight", p.weight);
+                   w.Key("preference");
+                   WriteNodeSelectorTerm(w, p.preference);
+                   w.EndObject();
+                 });
+    w.EndObject();
+  }
+  WritePodAffinity(w, "podAffinity", a.pod_affinity);
+  WritePodAffinity(w, "podAntiAffinity", a.pod_anti_affinity);
+  w.EndObject();
+}
+
+void WriteContainer(Writer& w, const Container& c) {
+  w.BeginObject();
+  w.Field("name", c.name);
+  w.Field("image", c.image);
+  if (!c.requests.empty() || !c.limits.empty()) {
+    w.Key("resources");
+    w.BeginObject();
+    w.ResourcesField("requests", c.requests);
+    w.ResourcesField("limits", c.limits);
+    w.EndObject();
+  }
+  w.ArrayField("ports", c.ports, [&](const ContainerPort& p) {
+    w.BeginObject();
+    w.IntField("containerPort", p.container_port);
+    if (p.host_port != 0) w.IntField("hostPort", p.host_port);
+    w.Field("protocol", p.protocol);
+    w.FieldIfSet("hostIP", p.host_ip);
+    w.EndObject();
+  });
+  if (c.restart_policy_always) w.Field("restartPolicy", "Always");
+  w.EndObject();
+}
+
+void WriteToleration(Writer& w, const Toleration& t) {
+  w.BeginObject();
+  w.FieldIfSet("key", t.key);
+  w.Field("operator", t.op_exists ? "Exists" : "Equal");
+  w.FieldIfSet("value", t.value);
+  w.FieldIfSet("effect", TaintEffectName(t.effect));
+  if (t.toleration_seconds) w.IntField("tolerationSeconds", *t.toleration_seconds);
+  w.EndObject();
+}
+
+std::string_view PolicyName(InclusionPolicy p) {
+  return p == InclusionPolicy::kHonor ? "Honor" : "Ignore";
+}
+
+void WriteSpreadConstraint(Writer& w, const TopologySpreadConstraint& c) {
+  w.BeginObject();
+  w.IntField("maxSkew", c.max_skew);
+  w.Field("topologyKey", c.topology_key);
+  w.Field("whenUnsatisfiable", c.when_unsatisfiable == WhenUnsatisfiable::kDoNotSchedule
+                                   ? "DoNotSchedule"
+                                   : "ScheduleAnyway");
+  WriteSelector(w, "labelSelector", c.label_selector);
+  if (c.min_domains) w.IntField("minDomains", *c.min_domains);
+  if (c.node_affinity_policy) w.Field("nodeAffinityPolicy", PolicyName(*c.node_affinity_policy));
+  if (c.node_taints_policy) w.Field("nodeTaintsPolicy", PolicyName(*c.node_taints_policy));
+  w.StringsField("matchLabelKeys", c.match_label_keys);
+  w.EndObject();
+}
+
+void WritePodSpec(Writer& w, const PodSpec& s) {
+  w.Key("spec");
+  w.BeginObject();
+  w.Field("schedulerName", s.scheduler_name);
+  w.FieldIfSet("nodeName", s.node_name);
+  if (s.priority) w.IntField("priority", *s.priority);
+  w.FieldIfSet("priorityClassName", s.priority_class_name);
+  w.FieldIfSet("preemptionPolicy", s.preemption_policy);
+  w.Key("containers");
+  w.BeginArray();
+  for (const Container& c : s.containers) WriteContainer(w, c);
+  w.EndArray();
+  w.ArrayField("initContainers", s.init_containers, [&](const Container& c) { WriteContainer(w, c); });
+  w.ResourcesField("overhead", s.overhead);
+  w.StringMapField("nodeSelector", s.node_selector);
+  if (s.affinity) WriteAffinity(w, *s.affinity);
+  w.ArrayField("tolerations", s.tolerations, [&](const Toleration& t) { WriteToleration(w, t); });
+  w.ArrayField("topologySpreadConstraints", s.topology_spread_constraints,
+               [&](const TopologySpreadConstraint& c) { WriteSpreadConstraint(w, c); });
+  w.ArrayField("schedulingGates", s.scheduling_gates, [&](const std::string& g) {
+    w.BeginObject();
+    w.Field("name", g);
+    w.EndObject();
+  });
+  w.ArrayField("volumes", s.volumes, [&](const Volume& v) {
+    w.BeginObject();
+    w.Field("name", v.name);
+    if (!v.pvc_claim_name.empty()) {
+      w.Key("persistentVolumeClaim");
+      w.BeginObject();
+      w.Field("claimName", v.pvc_claim_name);
+      w.EndObject();
+    } else {
+      // The apiserver requires a volume source; emptyDir is the neutral one.
+      w.Key("emptyDir");
+      w.BeginObject();
+      w.EndObject();
+    }
+    w.EndObject();
+  });
+  w.EndObject();
+}
+
+void WriteTimeOrNull(Writer& w, std::string_view key, std::string_view time) {
+  w.Key(key);
+  if (time.empty()) {
+    w.Null();
+  } else {
+    w.String(time);
+  }
+}
+
+void WritePodCondition(Writer& w, const PodCondition& c, std::optional<int64_t> generation) {
+  w.BeginObject();
+  w.Field("type", c.type.empty() ? std::string_view("PodScheduled") : std::string_view(c.type));
+  w.Field("status", c.status);
+  w.FieldIfSet("reason", c.reason);
+  w.FieldIfSet("message", c.message);
+  if (generation) w.IntField("observedGeneration", *generation);
+  WriteTimeOrNull(w, "lastProbeTime", c.last_probe_time);
+  WriteTimeOrNull(w, "lastTransitionTime", c.last_transition_time);
+  w.EndObject();
+}
+
+}  // namespace
+
+void AppendJsonString(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.reserve(out.size() + s.size() + 2);
+  out += '"';
+  size_t run = 0;  // start of the pending run of bytes that need no escaping
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xf];
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out += '"';
+}
+
+void AppendQuantity(std::string& out, Quantity q) {
+  char buf[24];
+  int64_t milli = q.MilliValue();
+  bool whole = milli % 1000 == 0;
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), whole ? milli / 1000 : milli);
+  out.append(buf, end);
+  if (!whole) out += 'm';
+}
+
+std::string EncodeBinding(std::string_view pod_namespace, std::string_view pod_name,
+                          std::string_view pod_uid, std::string_view node_name) {
+  std::string out;
+  out.reserve(160 + pod_namespace.size() + pod_name.size() + node_name.size());
+  Writer w(out);
+  w.BeginObject();
+  w.Field("apiVersion", "v1");
+  w.Field("kind", "Binding");
+  w.Key("metadata");
+  w.BeginObject();
+  w.Field("name", pod_name);
+  w.Field("namespace", pod_namespace);
+  w.FieldIfSet("uid", pod_uid);
+  w.EndObject();
+  w.Key("target");
+  w.BeginObject();
+  w.Field("kind", "Node");
+  w.Field("name", node_name);
+  w.EndObject();
+  w.EndObject();
+  return out;
+}
+
+std::string EncodePodScheduledConditionPatch(const PodCondition& condition,
+                                             const std::optional<std::string>& nominated_node_name,
+                                             std::optional<int64_t> observed_generation) {
+  std::string out;
+  out.reserve(192 + condition.message.size());
+  Writer w(out);
+  w.BeginObject();
+  w.Key("status");
+  w.BeginObject();
+  w.Key("conditions");
+  w.BeginArray();
+  WritePodCondition(w, condition, observed_generation);
+  w.EndArray();
+  if (nominated_node_name) {
+    w.Key("nominatedNodeName");
+    if (nominated_node_name->empty()) {
+      w.Null();
+    } else {
+      w.String(*nominated_node_name);
+    }
+  }
+  w.EndObject();
+  w.EndObject();
+  return out;
+}
+
+std::string EncodePod(const Pod& pod) {
+  std::string out;
+  out.reserve(1024);
+  Writer w(out);
+  w.BeginObject();
+  w.Field("apiVersion", "v1");
+  w.Field("kind", "Pod");
+  WriteMeta(w, pod.metadata);
+  WritePodSpec(w, pod.spec);
+  const PodStatus& s = pod.status;
+  if (!s.phase.empty() || !s.conditions.empty() || !s.nominated_node_name.empty()) {
+    w.Key("status");
+    w.BeginObject();
+    w.FieldIfSet("phase", s.phase);
+    w.ArrayField("conditions", s.conditions, [&](const PodCondition& c) {
+      w.BeginObject();
+      w.Field("type", c.type);
+      w.Field("status", c.status);
+      w.FieldIfSet("reason", c.reason);
+      w.FieldIfSet("message", c.message);
+      w.FieldIfSet("lastProbeTime", c.last_probe_time);
+      w.FieldIfSet("lastTransitionTime", c.last_transition_time);
+      w.EndObject();
+    });
+    w.FieldIfSet("nominatedNodeName", s.nominated_node_name);
+    w.EndObject();
+  }
+  w.EndObject();
+  return out;
+}
+
+std::string EncodeNode(const Node& node) {
+  std::string out;
+  out.reserve(1024);
+  Writer w(out);
+  w.BeginObject();
+  w.Field("apiVersion", "v1");
+  w.Field("kind", "Node");
+  WriteMeta(w, node.metadata);
+  w.Key("spec");
+  w.BeginObject();
+  if (node.spec.unschedulable) {
+    w.Key("unschedulable");
+    w.Bool(true);
+  }
+  w.ArrayField("taints", node.spec.taints, [&](const Taint& t) {
+    w.BeginObject();
+    w.Field("key", t.key);
+    w.FieldIfSet("value", t.value);
+    w.Field("effect", TaintEffectName(t.effect));
+    w.EndObject();
+  });
+  w.EndObject();
+  const NodeStatus& s = node.status;
+  w.Key("status");
+  w.BeginObject();
+  w.ResourcesField("capacity", s.capacity);
+  w.ResourcesField("allocatable", s.allocatable);
+  w.ArrayField("conditions", s.conditions, [&](const NodeCondition& c) {
+    w.BeginObject();
+    w.Field("type", c.type);
+    w.Field("status", c.status);
+    w.FieldIfSet("reason", c.reason);
+    w.EndObject();
+  });
+  w.ArrayField("images", s.images, [&](const ContainerImage& img) {
+    w.BeginObject();
+    w.StringsField("names", img.names);
+    w.IntField("sizeBytes", img.size_bytes);
+    w.EndObject();
+  });
+  w.EndObject();
+  w.EndObject();
+  return out;
+}
+
+}  // namespace ksched::api

@@ -1,0 +1,171 @@
+#include <gtest/gtest.h>
+
+#include "pkg/api/json.h"
+
+namespace ksched::api {
+namespace {
+
+TEST(JsonEncodeTest, AppendJsonStringEscapes) {
+  struct Case {
+    std::string_view in, out;
+  };
+  const Case cases[] = {
+      {"plain", R"("plain")"},
+      {"", R"("")"},
+      {"say \"hi\"", R"("say \"hi\"")"},
+      {"back\\slash", R"("back\\slash")"},
+      {"line\nbreak\ttab\r", R"("line\nbreak\ttab\r")"},
+      {std::string_view("\x01\x1f\b\f", 4), R"("\u0001\u001f\b\f")"},
+      {"utf-8 \xc3\xa9", "\"utf-8 \xc3\xa9\""},
+  };
+  for (const auto& c : cases) {
+    std::string out = "x";
+    AppendJsonString(out, c.in);
+    EXPECT_EQ(out, "x" + std::string(c.out));
+  }
+}
+
+TEST(JsonEncodeTest, Binding) {
+  EXPECT_EQ(EncodeBinding("ns", "web-1", "uid-1", "node-a"),
+            R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web-1","namespace":"ns",)"
+            R"("uid":"uid-1"},"target":{"kind":"Node","name":"node-a"}})");
+  EXPECT_EQ(EncodeBinding("ns", "p\"q", "", "n"),
+            R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"p\"q","namespace":"ns"},)"
+            R"("target":{"kind":"Node","name":"n"}})");
+}
+
+TEST(JsonEncodeTest, PodScheduledConditionPatch) {
+  PodCondition c{.type = "PodScheduled",
+                 .status = "False",
+                 .reason = "Unschedulable",
+                 .message = "0/3 nodes are available: 3 Insufficient cpu.",
+                 .last_transition_time = "2024-05-01T10:00:00Z"};
+  EXPECT_EQ(EncodePodScheduledConditionPatch(c),
+            R"({"status":{"conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable",)"
+            R"("message":"0/3 nodes are available: 3 Insufficient cpu.","lastProbeTime":null,)"
+            R"("lastTransitionTime":"2024-05-01T10:00:00Z"}]}})");
+  EXPECT_EQ(EncodePodScheduledConditionPatch(c, std::string("node-2"), 4),
+            R"({"status":{"conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable",)"
+            R"("message":"0/3 nodes are available: 3 Insufficient cpu.","observedGeneration":4,)"
+            R"("lastProbeTime":null,"lastTransitionTime":"2024-05-01T10:00:00Z"}],)"
+            R"("nominatedNodeName":"node-2"}})");
+  // Clearing the nomination writes null; the patch still decodes as a pod status.
+  std::string clear = EncodePodScheduledConditionPatch(c, std::string());
+  EXPECT_NE(clear.find(R"("nominatedNodeName":null)"), std::string::npos);
+  auto decoded = DecodePod(clear);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ((*decoded)->FindCondition("PodScheduled")->message, c.message);
+}
+
+TEST(JsonEncodeTest, QuantityText) {
+  struct Case {
+    int64_t milli;
+    std::string_view text;
+  };
+  const Case cases[] = {{0, "0"}, {2000, "2"}, {1500, "1500m"}, {-250, "-250m"}, {1073741824000, "1073741824"}};
+  for (const auto& c : cases) {
+    std::string out;
+    AppendQuantity(out, Quantity::FromMilli(c.milli));
+    EXPECT_EQ(out, c.text);
+    EXPECT_EQ(Quantity::Parse(out)->MilliValue(), c.milli);
+  }
+}
+
+Pod FullPod() {
+  Pod p;
+  p.metadata.name = "web-0";
+  p.metadata.namespace_ = "prod";
+  p.metadata.uid = "u-1";
+  p.metadata.resource_version = "42";
+  p.metadata.generation = 3;
+  p.metadata.creation_timestamp = "2024-05-01T10:00:00Z";
+  p.metadata.deletion_timestamp = "2024-05-02T10:00:00Z";
+  p.metadata.labels = {{"app", "web"}, {"tier", "front\"end"}};
+  p.metadata.annotations = {{"note", "line1\nline2"}};
+  p.metadata.owner_references = {{"apps/v1", "StatefulSet", "web", "u-0", true},
+                                 {"v1", "Node", "n", "u-9", false}};
+  PodSpec& s = p.spec;
+  s.scheduler_name = "custom";
+  s.node_name = "n1";
+  s.priority = -5;
+  s.priority_class_name = "low";
+  s.preemption_policy = "Never";
+  Container c{.name = "app", .image = "img:1"};
+  c.requests = {{"cpu", Quantity::FromMilli(250)}, {"memory", Quantity::FromValue(1LL << 30)}};
+  c.limits = {{"cpu", Quantity::FromValue(1)}};
+  c.ports = {{8080, 80, "TCP", ""}, {53, 0, "UDP", "1.2.3.4"}};
+  s.containers = {c, Container{.name = "side", .image = "img:2"}};
+  s.init_containers = {Container{.name = "init", .image = "i", .restart_policy_always = true}};
+  s.overhead = {{"cpu", Quantity::FromMilli(10)}};
+  s.node_selector = {{"disk", "ssd"}};
+  Affinity a;
+  NodeAffinity na;
+  na.required = std::vector<NodeSelectorTerm>{
+      {.match_expressions = {{"zone", SelectorOperator::kIn, {"a", "b"}}},
+       .match_fields = {{"metadata.name", SelectorOperator::kNotIn, {"n9"}}}},
+      {.match_expressions = {{"gen", SelectorOperator::kGt, {"3"}}}}};
+  na.preferred = {{7, {.match_expressions = {{"ssd", SelectorOperator::kExists, {}}}}}};
+  a.node_affinity = na;
+  PodAffinity pa;
+  pa.required = {{.label_selector = LabelSelector{.match_labels = {{"app", "db"}}},
+                  .namespaces = {"x"},
+                  .topology_key = "kubernetes.io/hostname",
+                  .namespace_selector = LabelSelector{}}};
+  a.pod_affinity = pa;
+  PodAffinity anti;
+  anti.preferred = {{50, {.label_selector = LabelSelector{.match_expressions = {
+                                 {"app", SelectorOperator::kDoesNotExist, {}}}},
+                          .topology_key = "zone"}}};
+  a.pod_anti_affinity = anti;
+  s.affinity = a;
+  s.tolerations = {{"k", false, "v", TaintEffect::kNoSchedule, std::nullopt},
+                   {"", true, "", TaintEffect::kNone, std::nullopt},
+                   {"t", true, "", TaintEffect::kNoExecute, 30}};
+  TopologySpreadConstraint tsc;
+  tsc.max_skew = 2;
+  tsc.topology_key = "zone";
+  tsc.when_unsatisfiable = WhenUnsatisfiable::kScheduleAnyway;
+  tsc.label_selector = LabelSelector{.match_labels = {{"app", "web"}}};
+  tsc.min_domains = 2;
+  tsc.node_affinity_policy = InclusionPolicy::kIgnore;
+  tsc.node_taints_policy = InclusionPolicy::kHonor;
+  tsc.match_label_keys = {"pod-template-hash"};
+  s.topology_spread_constraints = {tsc, TopologySpreadConstraint{.topology_key = "host"}};
+  s.scheduling_gates = {"gate-a", "gate-b"};
+  s.volumes = {{"data", "claim-1"}, {"tmp", ""}};
+  p.status.phase = "Pending";
+  p.status.nominated_node_name = "n2";
+  p.status.conditions = {{"PodScheduled", "False", "Unschedulable", "msg", "2024-05-01T10:00:00Z", ""}};
+  return p;
+}
+
+TEST(JsonEncodeTest, PodRoundTrips) {
+  const Pod cases[] = {Pod{}, FullPod()};
+  for (const Pod& pod : cases) {
+    std::string json = EncodePod(pod);
+    auto decoded = DecodePod(json);
+    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString() << "\n" << json;
+    EXPECT_TRUE(**decoded == pod) << json << "\nre-encoded:\n" << EncodePod(**decoded);
+  }
+}
+
+TEST(JsonEncodeTest, NodeRoundTrips) {
+  Node n;
+  n.metadata.name = "n1";
+  n.metadata.labels = {{"kubernetes.io/hostname", "n1"}};
+  n.spec.unschedulable = true;
+  n.spec.taints = {{"a", "", TaintEffect::kNoSchedule}, {"b", "v", TaintEffect::kPreferNoSchedule}};
+  n.status.capacity = {{"cpu", Quantity::FromValue(4)}, {"pods", Quantity::FromValue(110)}};
+  n.status.allocatable = {{"cpu", Quantity::FromMilli(3800)}};
+  n.status.conditions = {{"Ready", "True", "KubeletReady"}};
+  n.status.images = {{{"img:1", "img@sha256:x"}, 1234}};
+  for (const Node& node : {Node{}, n}) {
+    std::string json = EncodeNode(node);
+    auto decoded = DecodeNode(json);
+    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString() << "\n" << json;
+    EXPECT_TRUE(**decoded == node) << json;
+  }
+}
+
+}  // namespace
+}  // namespace ksched::api

@@ -1,0 +1,125 @@
+// Internal to pkg/api: simdjson on-demand helpers shared by the decoders. Every reader
+// returns false on failure after recording the error in a DecodeError; callers add
+// their field name while unwinding, so the path is only built on the error path.
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/api/json.h"
+#include "pkg/api/types.h"
+
+namespace ksched::api {
+
+struct JsonParser::Impl {
+  simdjson::ondemand::parser parser;
+  std::string scratch;  // padded copy of texts that arrive without padding
+};
+
+namespace json_internal {
+
+namespace od = simdjson::ondemand;
+
+class DecodeError {
+ public:
+  // Records the innermost failure; always returns false so readers can `return Fail(..)`.
+  bool Fail(std::string message) {
+    message_ = std::move(message);
+    path_.clear();
+    return false;
+  }
+  bool Fail(simdjson::error_code code);
+  // Prepend a path element while unwinding; both return false.
+  bool InField(std::string_view name);
+  bool AtIndex(size_t index);
+
+  // "spec.containers[0].name: expected string, got number" (or just the message).
+  std::string Describe() const;
+
+ private:
+  std::string message_;
+  std::vector<std::string> path_;  // innermost first
+};
+
+std::string_view TypeName(od::json_type t);
+
+// The JSON type of `v`; false (with the error recorded) when the document is malformed.
+bool PeekType(od::value& v, od::json_type& t, DecodeError& err);
+bool TypeMismatch(std::string_view want, od::json_type got, DecodeError& err);
+
+bool ReadString(od::value& v, std::string& out, DecodeError& err);
+bool ReadOptString(od::value& v, std::optional<std::string>& out, DecodeError& err);
+bool ReadBool(od::value& v, bool& out, DecodeError& err);
+bool ReadInt64(od::value& v, int64_t& out, DecodeError& err);
+bool ReadInt32(od::value& v, int32_t& out, DecodeError& err);
+bool ReadOptInt64(od::value& v, std::optional<int64_t>& out, DecodeError& err);
+bool ReadOptInt32(od::value& v, std::optional<int32_t>& out, DecodeError& err);
+bool ReadStringList(od::value& v, std::vector<std::string>& out, DecodeError& err);
+bool ReadStringMap(od::value& v, StringMap& out, DecodeError& err);
+bool ReadResourceList(od::value& v, ResourceList& out, DecodeError& err);
+// Reads a JSON string without copying; the view lives until the parser's next document.
+bool ReadStringView(od::value& v, std::string_view& out, DecodeError& err);
+
+// Calls on_field(key, value) for each field of an object; null is an empty object.
+// A failing callback gets the key added to the error path.
+template <typename F>
+bool ReadObject(od::value& v, DecodeError& err, F&& on_field) {
+  od::json_type t{};
+  if (!PeekType(v, t, err)) return false;
+  if (t == od::json_type::null) return true;
+  if (t != od::json_type::object) return TypeMismatch("object", t, err);
+  od::object obj;
+  if (auto e = v.get_object().get(obj)) return err.Fail(e);
+  for (auto field : obj) {
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) return err.Fail(e);
+    od::value fv;
+    if (auto e = field.value().get(fv)) return err.Fail(e);
+    if (!on_field(key, fv)) return err.InField(key);
+  }
+  return true;
+}
+
+// Reads an array into `out` (sized exactly, as objects are retained for a long time);
+// null leaves it empty. decode(value, T&, DecodeError&) reads one element.
+template <typename T, typename F>
+bool ReadArray(od::value& v, std::vector<T>& out, DecodeError& err, F&& decode) {
+  od::json_type t{};
+  if (!PeekType(v, t, err)) return false;
+  out.clear();
+  if (t == od::json_type::null) return true;
+  if (t != od::json_type::array) return TypeMismatch("array", t, err);
+  od::array arr;
+  if (auto e = v.get_array().get(arr)) return err.Fail(e);
+  size_t n = 0;
+  if (auto e = arr.count_elements().get(n)) return err.Fail(e);
+  out.reserve(n);
+  size_t i = 0;
+  for (auto elem : arr) {
+    od::value ev;
+    if (auto e = elem.get(ev)) return err.Fail(e);
+    out.emplace_back();
+    if (!decode(ev, out.back(), err)) return err.AtIndex(i);
+    ++i;
+  }
+  return true;
+}
+
+// Field decoders shared between pods and nodes (json_decode_meta.cc).
+bool DecodeObjectMeta(od::value& v, ObjectMeta& m, DecodeError& err);
+bool DecodeLabelSelector(od::value& v, LabelSelector& s, DecodeError& err);
+bool DecodeSelectorRequirement(od::value& v, LabelSelectorRequirement& r, DecodeError& err);
+bool DecodeTaintEffect(od::value& v, TaintEffect& out, DecodeError& err);
+bool DecodeApiStatusObject(od::value& v, ApiStatus& s, DecodeError& err);
+
+// Object decoders (json_decode_pod.cc, json_decode_node.cc).
+bool DecodePodObject(od::value& v, Pod& pod, DecodeError& err);
+bool DecodeNodeObject(od::value& v, Node& node, DecodeError& err);
+
+}  // namespace json_internal
+}  // namespace ksched::api

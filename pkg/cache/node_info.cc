@@ -1,0 +1,348 @@
+#include "pkg/cache/node_info.h"
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+
+namespace ksched::cache {
+namespace {
+
+constexpr std::string_view kCpu = "cpu";
+constexpr std::string_view kMemory = "memory";
+constexpr std::string_view kEphemeralStorage = "ephemeral-storage";
+constexpr std::string_view kPods = "pods";
+constexpr std::string_view kBindAllHostIp = "0.0.0.0";
+
+std::atomic<int64_t> g_generation{0};
+
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_add_overflow(a, b, &out)) {
+    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  }
+  return out;
+}
+
+// Resource amounts in milli-units by name. Requests are summed and maxed as quantities
+// and converted to Value() only at the end, as upstream does with ResourceLists, so
+// fractional amounts round once per pod rather than once per container.
+class MilliList {
+ public:
+  void Add(const MilliList& other) {
+    for (const auto& [name, v] : other.entries_) At(name) = SaturatingAdd(At(name), v);
+  }
+  void Add(const api::ResourceList& list) {
+    for (const auto& [name, q] : list) At(name) = SaturatingAdd(At(name), q.MilliValue());
+  }
+  void Max(const MilliList& other) {
+    for (const auto& [name, v] : other.entries_) {
+      int64_t& mine = At(name);
+      mine = std::max(mine, v);
+    }
+  }
+  // Fills cpu and memory when the list lacks them (upstream NonMissingContainerRequests:
+  // an explicit 0 is kept).
+  void DefaultMissing(int64_t milli_cpu, int64_t memory_bytes) {
+    if (!Has(kCpu)) At(kCpu) = milli_cpu;
+    if (!Has(kMemory)) At(kMemory) = memory_bytes * 1000;
+  }
+  int64_t Get(std::string_view name) const {
+    for (const auto& [n, v] : entries_) {
+      if (n == name) return v;
+    }
+    return 0;
+  }
+  Resource ToResource() const {
+    api::ResourceList list;
+    list.reserve(entries_.size());
+    for (const auto& [name, v] : entries_) list.emplace_back(std::string(name), api::Quantity::FromMilli(v));
+    return Resource::FromList(list);
+  }
+
+ private:
+  bool Has(std::string_view name) const {
+    return std::any_of(entries_.begin(), entries_.end(), [&](const auto& e) { return e.first == name; });
+  }
+  int64_t& At(std::string_view name) {
+    for (auto& [n, v] : entries_) {
+      if (n == name) return v;
+    }
+    return entries_.emplace_back(name, 0).second;
+  }
+
+  // Names point into the pod being measured, which outlives the computation.
+  std::vector<std::pair<std::string_view, int64_t>> entries_;
+};
+
+MilliList ContainerRequests(const api::Container& c, bool non_zero) {
+  MilliList l;
+  l.Add(c.requests);
+  if (non_zero) l.DefaultMissing(kDefaultMilliCpuRequest, kDefaultMemoryRequest);
+  return l;
+}
+
+// Upstream resourcehelper.PodRequests: regular containers and sidecars run together;
+// each regular init container runs alongside the sidecars started before it; the pod
+// needs the larger of the two, plus its overhead.
+MilliList PodRequests(const api::Pod& pod, bool non_zero) {
+  MilliList reqs;
+  for (const auto& c : pod.spec.containers) reqs.Add(ContainerRequests(c, non_zero));
+  MilliList sidecars;
+  MilliList init_peak;
+  for (const auto& ic : pod.spec.init_containers) {
+    MilliList r = ContainerRequests(ic, non_zero);
+    if (ic.restart_policy_always) {
+      reqs.Add(r);
+      sidecars.Add(r);
+      init_peak.Max(sidecars);
+    } else {
+      r.Add(sidecars);
+      init_peak.Max(r);
+    }
+  }
+  reqs.Max(init_peak);
+  reqs.Add(pod.spec.overhead);
+  return reqs;
+}
+
+bool HasPodAffinity(const api::Pod& pod) {
+  const auto& a = pod.spec.affinity;
+  return a.has_value() && (a->pod_affinity.has_value() || a->pod_anti_affinity.has_value());
+}
+
+bool HasRequiredAntiAffinity(const api::Pod& pod) {
+  const auto& a = pod.spec.affinity;
+  return a.has_value() && a->pod_anti_affinity.has_value() && !a->pod_anti_affinity->required.empty();
+}
+
+HostPort Sanitize(HostPort p) {
+  if (p.ip.empty()) p.ip = kBindAllHostIp;
+  if (p.protocol.empty()) p.protocol = "TCP";
+  return p;
+}
+
+// Upstream validation.IsQualifiedName applied to "requests.<name>": an optional DNS
+// subdomain prefix and "/", then 1-63 alphanumerics, '-', '_' or '.', alphanumeric at
+// both ends.
+bool IsQualifiedName(std::string_view s) {
+  std::string_view name = s;
+  if (auto slash = s.find('/'); slash != std::string_view::npos) {
+    std::string_view prefix = s.substr(0, slash);
+    name = s.substr(slash + 1);
+    if (prefix.empty() || prefix.size() > 253) return false;
+    for (char c : prefix) {
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) return false;
+    }
+    auto alnum_lower = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    if (!alnum_lower(prefix.front()) || !alnum_lower(prefix.back())) return false;
+  }
+  if (name.empty() || name.size() > 63) return false;
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  for (char c : name) {
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return alnum(name.front()) && alnum(name.back());
+}
+
+}  // namespace
+
+// ---- Resource ----------------------------------------------------------------------------
+
+bool IsScalarResourceName(std::string_view name) {
+  if (name.starts_with("hugepages-") || name.starts_with("attachable-volumes-")) return true;
+  // Prefixed native resources ("kubernetes.io/..." anywhere in the name) are scalar.
+  if (name.find("kubernetes.io/") != std::string_view::npos) return true;
+  // Extended resources: outside the default namespace (so they contain '/'), not using
+  // the quota "requests." prefix, and a qualified name once that prefix is added.
+  if (name.find('/') == std::string_view::npos || name.starts_with("requests.")) return false;
+  return IsQualifiedName(std::string("requests.").append(name));
+}
+
+Resource Resource::FromList(const api::ResourceList& list) {
+  Resource r;
+  for (const auto& [name, q] : list) {
+    if (name == kCpu) {
+      r.milli_cpu = SaturatingAdd(r.milli_cpu, q.MilliValue());
+    } else if (name == kMemory) {
+      r.memory = SaturatingAdd(r.memory, q.Value());
+    } else if (name == kEphemeralStorage) {
+      r.ephemeral_storage = SaturatingAdd(r.ephemeral_storage, q.Value());
+    } else if (name == kPods) {
+      r.allowed_pod_number = SaturatingAdd(r.allowed_pod_number, q.Value());
+    } else if (IsScalarResourceName(name)) {
+      r.AddScalar(name, q.Value());
+    }
+  }
+  return r;
+}
+
+void Resource::Add(const Resource& other) {
+  milli_cpu = SaturatingAdd(milli_cpu, other.milli_cpu);
+  memory = SaturatingAdd(memory, other.memory);
+  ephemeral_storage = SaturatingAdd(ephemeral_storage, other.ephemeral_storage);
+  allowed_pod_number = SaturatingAdd(allowed_pod_number, other.allowed_pod_number);
+  for (const auto& [name, v] : other.scalar) AddScalar(name, v);
+}
+
+void Resource::Sub(const Resource& other) {
+  milli_cpu -= other.milli_cpu;
+  memory -= other.memory;
+  ephemeral_storage -= other.ephemeral_storage;
+  allowed_pod_number -= other.allowed_pod_number;
+  for (const auto& [name, v] : other.scalar) AddScalar(name, -v);
+}
+
+void Resource::SetMax(const Resource& other) {
+  milli_cpu = std::max(milli_cpu, other.milli_cpu);
+  memory = std::max(memory, other.memory);
+  ephemeral_storage = std::max(ephemeral_storage, other.ephemeral_storage);
+  allowed_pod_number = std::max(allowed_pod_number, other.allowed_pod_number);
+  for (const auto& [name, v] : other.scalar) {
+    int64_t mine = Scalar(name);
+    if (v > mine) AddScalar(name, v - mine);
+  }
+}
+
+int64_t Resource::Scalar(std::string_view name) const {
+  auto it = std::lower_bound(scalar.begin(), scalar.end(), name,
+                             [](const auto& e, std::string_view n) { return e.first < n; });
+  return it != scalar.end() && it->first == name ? it->second : 0;
+}
+
+// `scalar` stays sorted by name and holds no zero entries, so equal amounts compare
+// equal however they were reached.
+void Resource::AddScalar(std::string_view name, int64_t value) {
+  auto it = std::lower_bound(scalar.begin(), scalar.end(), name,
+                             [](const auto& e, std::string_view n) { return e.first < n; });
+  if (it != scalar.end() && it->first == name) {
+    it->second = SaturatingAdd(it->second, value);
+    if (it->second == 0) scalar.erase(it);
+  } else if (value != 0) {
+    scalar.emplace(it, std::string(name), value);
+  }
+}
+
+// ---- pod request -------------------------------------------------------------------------
+
+PodRequest ComputePodRequest(const api::Pod& pod) {
+  PodRequest out;
+  out.request = PodRequests(pod, /*non_zero=*/false).ToResource();
+  MilliList non_zero = PodRequests(pod, /*non_zero=*/true);
+  out.non_zero_milli_cpu = non_zero.Get(kCpu);
+  out.non_zero_memory = api::Quantity::FromMilli(non_zero.Get(kMemory)).Value();
+  return out;
+}
+
+// ---- host ports --------------------------------------------------------------------------
+
+void HostPortInfo::Add(const HostPort& p) {
+  if (p.port <= 0) return;
+  ports_.insert(Sanitize(p));
+}
+
+void HostPortInfo::Remove(const HostPort& p) {
+  if (p.port <= 0) return;
+  // One instance only: two pods forced onto a node with the same port both hold it.
+  if (auto it = ports_.find(Sanitize(p)); it != ports_.end()) ports_.erase(it);
+}
+
+bool HostPortInfo::CheckConflict(const HostPort& p) const {
+  if (p.port <= 0) return false;
+  HostPort want = Sanitize(p);
+  if (want.ip == kBindAllHostIp) {
+    return std::any_of(ports_.begin(), ports_.end(), [&](const HostPort& used) {
+      return used.protocol == want.protocol && used.port == want.port;
+    });
+  }
+  if (ports_.contains(want)) return true;
+  want.ip = kBindAllHostIp;
+  return ports_.contains(want);
+}
+
+// Regular containers and sidecars (restartPolicy: Always init containers) hold their
+// host ports for the pod's whole life; other init containers are ignored, as upstream's
+// GetHostPorts does.
+std::vector<HostPort> PodHostPorts(const api::Pod& pod) {
+  std::vector<HostPort> out;
+  auto collect = [&](const api::Container& c) {
+    for (const auto& p : c.ports) {
+      if (p.host_port > 0) out.push_back(Sanitize(HostPort{p.host_ip, p.protocol, p.host_port}));
+    }
+  };
+  for (const auto& c : pod.spec.init_containers) {
+    if (c.restart_policy_always) collect(c);
+  }
+  for (const auto& c : pod.spec.containers) collect(c);
+  return out;
+}
+
+// ---- NodeInfo ----------------------------------------------------------------------------
+
+int64_t NextGeneration() { return g_generation.fetch_add(1, std::memory_order_relaxed) + 1; }
+
+std::string PodCacheKey(const api::Pod& pod) {
+  return pod.metadata.uid.empty() ? pod.Key() : pod.metadata.uid;
+}
+
+const ImageStates& NodeInfo::EmptyImageStates() {
+  static const ImageStates kEmpty;
+  return kEmpty;
+}
+
+void NodeInfo::SetNode(api::NodePtr node) {
+  node_ = std::move(node);
+  allocatable_ = node_ ? Resource::FromList(node_->status.allocatable) : Resource{};
+  generation_ = NextGeneration();
+}
+
+void NodeInfo::RemoveNode() {
+  node_.reset();
+  generation_ = NextGeneration();
+}
+
+const std::string& NodeInfo::name() const {
+  static const std::string kEmpty;
+  return node_ ? node_->Name() : kEmpty;
+}
+
+void NodeInfo::AddPod(api::PodPtr pod) {
+  PodEntry e;
+  e.request = ComputePodRequest(*pod);
+  e.has_affinity = HasPodAffinity(*pod);
+  e.has_required_anti_affinity = HasRequiredAntiAffinity(*pod);
+  requested_.Add(e.request.request);
+  non_zero_requested_.milli_cpu += e.request.non_zero_milli_cpu;
+  non_zero_requested_.memory += e.request.non_zero_memory;
+  for (const HostPort& p : PodHostPorts(*pod)) used_ports_.Add(p);
+  if (e.has_affinity) ++pods_with_affinity_;
+  if (e.has_required_anti_affinity) ++pods_with_required_anti_affinity_;
+  e.pod = std::move(pod);
+  pods_.push_back(std::move(e));
+  generation_ = NextGeneration();
+}
+
+bool NodeInfo::RemovePod(const api::Pod& pod) {
+  // PodCacheKey equality, without building a key per entry.
+  const auto& m = pod.metadata;
+  auto it = std::find_if(pods_.begin(), pods_.end(), [&](const PodEntry& e) {
+    const auto& em = e.pod->metadata;
+    if (!m.uid.empty()) return em.uid == m.uid;
+    return em.uid.empty() && em.name == m.name && em.namespace_ == m.namespace_;
+  });
+  if (it == pods_.end()) return false;
+  // Subtract what was added (the stored entry), not what the caller's copy would ask
+  // for: an update may have changed the object since.
+  requested_.Sub(it->request.request);
+  non_zero_requested_.milli_cpu -= it->request.non_zero_milli_cpu;
+  non_zero_requested_.memory -= it->request.non_zero_memory;
+  for (const HostPort& p : PodHostPorts(*it->pod)) used_ports_.Remove(p);
+  if (it->has_affinity) --pods_with_affinity_;
+  if (it->has_required_anti_affinity) --pods_with_required_anti_affinity_;
+  pods_.erase(it);  // keeps the order pods arrived in (deterministic tests and logs)
+  generation_ = NextGeneration();
+  return true;
+}
+
+}  // namespace ksched::cache

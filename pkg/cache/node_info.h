@@ -1,0 +1,166 @@
+// NodeInfo: one node plus the pods the scheduler counts on it (bound, and assumed ones),
+// with the aggregates filters and scores need precomputed (upstream framework.NodeInfo).
+// Snapshots hold immutable copies; the cache mutates its own copies under its lock.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/types.h"
+
+namespace ksched::cache {
+
+// Resource amounts as the scheduler counts them (upstream framework.Resource).
+struct Resource {
+  int64_t milli_cpu = 0;
+  int64_t memory = 0;             // bytes
+  int64_t ephemeral_storage = 0;  // bytes
+  int64_t allowed_pod_number = 0;
+  // Extended and hugepages resources: name -> value (Value(), not milli).
+  std::vector<std::pair<std::string, int64_t>> scalar;
+
+  // From a node's allocatable (or any ResourceList): cpu/memory/ephemeral-storage/pods and
+  // the scalar resources (extended "domain/name", "hugepages-*", "attachable-volumes-*").
+  static Resource FromList(const api::ResourceList& list);
+  void Add(const Resource& other);
+  void Sub(const Resource& other);
+  // Elementwise max (used for init containers).
+  void SetMax(const Resource& other);
+  int64_t Scalar(std::string_view name) const;
+  void AddScalar(std::string_view name, int64_t value);
+  bool operator==(const Resource&) const = default;
+};
+
+// True for names counted in Resource::scalar: extended resources ("example.com/gpu"),
+// hugepages-*, attachable-volumes-*.
+bool IsScalarResourceName(std::string_view name);
+
+// Defaults the scheduler uses for a container that requests no cpu / memory when
+// spreading load (upstream schedutil.DefaultMilliCPURequest / DefaultMemoryRequest).
+inline constexpr int64_t kDefaultMilliCpuRequest = 100;
+inline constexpr int64_t kDefaultMemoryRequest = 200 * 1024 * 1024;
+
+// What a pod asks for, computed once per pod (upstream computePodResourceRequest):
+// max(sum of regular containers + sidecars, each init container with the sidecars
+// started before it) + overhead.
+struct PodRequest {
+  Resource request;
+  // The same, but cpu and memory of 0 count as the defaults above (for scoring).
+  int64_t non_zero_milli_cpu = 0;
+  int64_t non_zero_memory = 0;
+};
+PodRequest ComputePodRequest(const api::Pod& pod);
+
+// A host port in use: (ip, protocol, port). ip "0.0.0.0" means every address.
+struct HostPort {
+  std::string ip;
+  std::string protocol;
+  int32_t port = 0;
+  auto operator<=>(const HostPort&) const = default;
+};
+
+// Host ports used on a node, with upstream's conflict rule: the same protocol and port
+// conflict if either ip is 0.0.0.0 or both ips are equal.
+class HostPortInfo {
+ public:
+  void Add(const HostPort& p);
+  void Remove(const HostPort& p);
+  bool CheckConflict(const HostPort& p) const;
+  size_t size() const { return ports_.size(); }
+
+ private:
+  std::multiset<HostPort> ports_;
+};
+
+// The host ports a pod wants (containers' ports with hostPort > 0); an empty ip is 0.0.0.0.
+std::vector<HostPort> PodHostPorts(const api::Pod& pod);
+
+// A pod counted on a node, with its request computed once.
+struct PodEntry {
+  api::PodPtr pod;
+  PodRequest request;
+  bool has_affinity = false;                // pod affinity or anti-affinity (any)
+  bool has_required_anti_affinity = false;  // required pod anti-affinity
+};
+
+struct ImageStateSummary {
+  int64_t size = 0;       // bytes
+  int32_t num_nodes = 0;  // nodes that have the image
+};
+
+using ImageStates = std::map<std::string, ImageStateSummary, std::less<>>;
+
+// The next value of the process-wide generation counter (upstream nextGeneration()).
+// One counter for all NodeInfos, so a node deleted and re-added under the same name
+// never reuses a generation a snapshot has already seen.
+int64_t NextGeneration();
+
+// The identity of a pod in the cache and in NodeInfo: its uid, or "namespace/name"
+// when the uid is empty (objects built by hand in tests and what-if snapshots).
+std::string PodCacheKey(const api::Pod& pod);
+
+class NodeInfo {
+ public:
+  NodeInfo() = default;
+  explicit NodeInfo(api::NodePtr node) { SetNode(std::move(node)); }
+
+  // Sets or replaces the node object; recomputes allocatable.
+  void SetNode(api::NodePtr node);
+  // Drops the node object but keeps the pods (a ghost); bumps the generation.
+  void RemoveNode();
+  const api::NodePtr& node_ptr() const { return node_; }
+  // Null for a "ghost" NodeInfo whose node was deleted before its pods.
+  const api::Node* node() const { return node_.get(); }
+  const std::string& name() const;
+
+  void AddPod(api::PodPtr pod);
+  // Removes the pod with this pod's uid (or namespace/name when uids are empty).
+  // Returns false if it was not on this node.
+  bool RemovePod(const api::Pod& pod);
+
+  const std::vector<PodEntry>& pods() const { return pods_; }
+  size_t pods_with_affinity() const { return pods_with_affinity_; }
+  size_t pods_with_required_anti_affinity() const { return pods_with_required_anti_affinity_; }
+  const Resource& requested() const { return requested_; }
+  // Requested cpu/memory with zero requests counted as the defaults (for scoring).
+  const Resource& non_zero_requested() const { return non_zero_requested_; }
+  const Resource& allocatable() const { return allocatable_; }
+  const HostPortInfo& used_ports() const { return used_ports_; }
+  // Image name -> size and how many nodes in the cluster have it (filled by the cache).
+  const ImageStates& image_states() const { return image_states_ ? *image_states_ : EmptyImageStates(); }
+  // Does not bump the generation: the cache calls it right before SetNode.
+  void SetImageStates(ImageStates states) {
+    image_states_ = std::make_shared<const ImageStates>(std::move(states));
+  }
+
+  // Bumped on every change; snapshots copy only NodeInfos newer than their own.
+  int64_t generation() const { return generation_; }
+  void set_generation(int64_t g) { generation_ = g; }
+
+ private:
+  api::NodePtr node_;
+  std::vector<PodEntry> pods_;
+  size_t pods_with_affinity_ = 0;
+  size_t pods_with_required_anti_affinity_ = 0;
+  Resource requested_;
+  Resource non_zero_requested_;
+  Resource allocatable_;
+  HostPortInfo used_ports_;
+  static const ImageStates& EmptyImageStates();
+
+  // Shared between copies: the cache replaces it wholesale and never edits it, so a
+  // snapshot copy of a node with many images does not copy the map.
+  std::shared_ptr<const ImageStates> image_states_;
+  int64_t generation_ = 0;
+};
+
+using NodeInfoPtr = std::shared_ptr<const NodeInfo>;
+
+}  // namespace ksched::cache

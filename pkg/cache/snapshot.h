@@ -1,0 +1,66 @@
+// Snapshot: an immutable view of the cache taken at the start of a scheduling cycle
+// (upstream internal/cache.Snapshot). The scheduling thread owns it; the cache updates
+// it incrementally, copying only NodeInfos whose generation moved since the last update.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "pkg/cache/node_info.h"
+
+namespace ksched::cache {
+
+class Snapshot {
+ public:
+  Snapshot() = default;
+  // A standalone snapshot of these nodes and pods (tests, benchmarks, what-if runs).
+  static Snapshot FromObjects(const std::vector<api::NodePtr>& nodes, const std::vector<api::PodPtr>& pods);
+
+  // Nodes in the order filtering visits them: interleaved across zones, as upstream's
+  // node tree does, so a partial scan (percentageOfNodesToScore) spreads over zones.
+  std::span<const NodeInfoPtr> List() const { return list_; }
+  std::span<const NodeInfoPtr> HavePodsWithAffinity() const { return with_affinity_; }
+  std::span<const NodeInfoPtr> HavePodsWithRequiredAntiAffinity() const { return with_required_anti_affinity_; }
+  const NodeInfo* Get(std::string_view node_name) const;
+  size_t NumNodes() const { return list_.size(); }
+  // The cache generation this snapshot reflects.
+  int64_t generation() const { return generation_; }
+
+ private:
+  friend class CacheImpl;  // the cache updates snapshots in place
+
+  static constexpr size_t kNotListed = static_cast<size_t>(-1);
+  // Positions in the lists, so a changed node is replaced in place without a rebuild.
+  struct Entry {
+    NodeInfoPtr info;
+    size_t list_index = 0;
+    size_t affinity_index = kNotListed;
+    size_t anti_affinity_index = kNotListed;
+  };
+
+  // Rebuilds with_affinity_ and with_required_anti_affinity_ from list_.
+  void RebuildAffinityLists();
+  // Points every list slot of this entry at `info` (same list membership assumed).
+  void ReplaceInLists(Entry& entry, NodeInfoPtr info);
+
+  // Transparent, so Get(string_view) needs no temporary string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
+  std::unordered_map<std::string, Entry, NameHash, std::equal_to<>> by_name_;
+  std::vector<NodeInfoPtr> list_;
+  std::vector<NodeInfoPtr> with_affinity_;
+  std::vector<NodeInfoPtr> with_required_anti_affinity_;
+  int64_t generation_ = 0;
+  // The cache's node-tree version list_ was ordered from; a different version (nodes
+  // added, removed or moved between zones) makes the next update rebuild list_.
+  int64_t tree_version_ = 0;
+};
+
+}  // namespace ksched::cache

@@ -1,0 +1,229 @@
+#include "pkg/cache/snapshot.h"
+
+#include <gtest/gtest.h>
+
+#include "pkg/cache/cache.h"
+#include "pkg/cache/cache_test_util.h"
+
+namespace ksched::cache {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+using testing::MakeZonedNode;
+using testing::Res;
+using testing::WithChange;
+using Names = std::vector<std::string>;
+
+Names NamesOf(std::span<const NodeInfoPtr> infos) {
+  Names out;
+  for (const auto& i : infos) out.push_back(i->name());
+  return out;
+}
+
+// The snapshot agrees with a fresh one and with itself (every list entry is the object
+// Get returns, never a stale copy).
+void ExpectSound(Cache& cache, const Snapshot& snap, const std::string& ctx) {
+  Snapshot fresh;
+  ASSERT_TRUE(cache.UpdateSnapshot(fresh).ok()) << ctx;
+  EXPECT_EQ(NamesOf(snap.List()), NamesOf(fresh.List())) << ctx;
+  EXPECT_EQ(NamesOf(snap.HavePodsWithAffinity()), NamesOf(fresh.HavePodsWithAffinity())) << ctx;
+  EXPECT_EQ(NamesOf(snap.HavePodsWithRequiredAntiAffinity()), NamesOf(fresh.HavePodsWithRequiredAntiAffinity()))
+      << ctx;
+  for (const auto& info : snap.List()) {
+    const NodeInfo* f = fresh.Get(info->name());
+    ASSERT_NE(f, nullptr) << ctx;
+    EXPECT_EQ(snap.Get(info->name()), info.get()) << ctx;
+    EXPECT_EQ(info->requested(), f->requested()) << ctx << " " << info->name();
+    EXPECT_EQ(info->pods().size(), f->pods().size()) << ctx << " " << info->name();
+    EXPECT_EQ(info->node_ptr(), f->node_ptr()) << ctx;
+  }
+  for (const auto& list : {snap.HavePodsWithAffinity(), snap.HavePodsWithRequiredAntiAffinity()}) {
+    for (const auto& info : list) EXPECT_EQ(snap.Get(info->name()), info.get()) << ctx << " stale affinity entry";
+  }
+}
+
+TEST(UpdateSnapshotTest, OperationSequences) {
+  auto affinity_pod = [](const std::string& name, const std::string& node) {
+    return MakePod(name, node, {}, [](api::Pod& p) { p.spec.affinity = testing::PodAffinityPreferred(); });
+  };
+  auto anti_pod = [](const std::string& name, const std::string& node) {
+    return MakePod(name, node, {}, [](api::Pod& p) { p.spec.affinity = testing::AntiAffinityRequired(); });
+  };
+  using Op = std::function<void(Cache&)>;
+  auto add_node = [](const std::string& n) -> Op { return [n](Cache& c) { ASSERT_TRUE(c.AddNode(MakeNode(n)).ok()); }; };
+  auto remove_node = [](const std::string& n) -> Op {
+    return [n](Cache& c) { ASSERT_TRUE(c.RemoveNode(*MakeNode(n)).ok()); };
+  };
+  auto add_pod = [](api::PodPtr p) -> Op { return [p](Cache& c) { ASSERT_TRUE(c.AddPod(p).ok()); }; };
+  auto remove_pod = [](api::PodPtr p) -> Op { return [p](Cache& c) { ASSERT_TRUE(c.RemovePod(*p).ok()); }; };
+  auto update_pod = [](api::PodPtr o, api::PodPtr n) -> Op {
+    return [o, n](Cache& c) { ASSERT_TRUE(c.UpdatePod(*o, n).ok()); };
+  };
+  auto plain = MakePod("plain", "n1", Res({{"cpu", "1"}}));
+  auto aff = affinity_pod("aff", "n2");
+  auto anti = anti_pod("anti", "n3");
+
+  struct Case {
+    const char* name;
+    std::vector<Op> ops;
+    Names list, with_affinity, with_anti;
+  };
+  const Case cases[] = {
+      {"empty", {}, {}, {}, {}},
+      {"add nodes", {add_node("n1"), add_node("n2"), add_node("n3")}, {"n1", "n2", "n3"}, {}, {}},
+      {"add and remove nodes",
+       {add_node("n1"), add_node("n2"), remove_node("n1"), add_node("n3"), add_node("n1")},
+       {"n2", "n3", "n1"}, {}, {}},
+      {"pods with affinity",
+       {add_node("n1"), add_node("n2"), add_node("n3"), add_pod(plain), add_pod(aff), add_pod(anti)},
+       {"n1", "n2", "n3"}, {"n2", "n3"}, {"n3"}},
+      {"affinity pod removed",
+       {add_node("n1"), add_node("n2"), add_node("n3"), add_pod(aff), add_pod(anti), remove_pod(aff)},
+       {"n1", "n2", "n3"}, {"n3"}, {"n3"}},
+      {"affinity node keeps changing",
+       {add_node("n2"), add_pod(aff), add_pod(MakePod("x", "n2", Res({{"cpu", "1"}}))),
+        update_pod(aff, WithChange(aff, [](api::Pod& p) { p.metadata.labels.Set("k", "v"); }))},
+       {"n2"}, {"n2"}, {}},
+      {"pod before its node, node removed with pods",
+       {add_pod(plain), add_node("n2"), add_node("n1"), add_pod(anti), add_node("n3"), remove_node("n3")},
+       {"n2", "n1"}, {}, {}},
+      {"ghost removed then node re-added",
+       {add_node("n3"), add_pod(anti), remove_node("n3"), remove_pod(anti), add_node("n3")},
+       {"n3"}, {}, {}},
+  };
+  for (const auto& c : cases) {
+    auto cache = NewCache();
+    Snapshot snap;
+    // Update after every step (the incremental path) and check at the end.
+    for (const auto& op : c.ops) {
+      op(*cache);
+      ASSERT_TRUE(cache->UpdateSnapshot(snap).ok()) << c.name;
+    }
+    EXPECT_EQ(NamesOf(snap.List()), c.list) << c.name;
+    EXPECT_EQ(NamesOf(snap.HavePodsWithAffinity()), c.with_affinity) << c.name;
+    EXPECT_EQ(NamesOf(snap.HavePodsWithRequiredAntiAffinity()), c.with_anti) << c.name;
+    ExpectSound(*cache, snap, c.name);
+
+    // One update after all steps ends in the same place.
+    auto cache2 = NewCache();
+    Snapshot snap2;
+    ASSERT_TRUE(cache2->UpdateSnapshot(snap2).ok());
+    for (const auto& op : c.ops) op(*cache2);
+    ASSERT_TRUE(cache2->UpdateSnapshot(snap2).ok()) << c.name;
+    EXPECT_EQ(NamesOf(snap2.List()), c.list) << c.name << " (batched)";
+    ExpectSound(*cache2, snap2, std::string(c.name) + " (batched)");
+  }
+}
+
+TEST(UpdateSnapshotTest, OnlyChangedNodeInfosAreCopied) {
+  auto cache = NewCache();
+  for (const char* n : {"n1", "n2", "n3"}) ASSERT_TRUE(cache->AddNode(MakeNode(n)).ok());
+  Snapshot snap;
+  ASSERT_TRUE(cache->UpdateSnapshot(snap).ok());
+  std::vector<NodeInfoPtr> before(snap.List().begin(), snap.List().end());
+
+  // Nothing changed: the same objects.
+  ASSERT_TRUE(cache->UpdateSnapshot(snap).ok());
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(snap.List()[i], before[i]);
+
+  ASSERT_TRUE(cache->AssumePod(MakePod("p", "n2", Res({{"cpu", "1"}}))).ok());
+  const int64_t old_generation = snap.generation();
+  ASSERT_TRUE(cache->UpdateSnapshot(snap).ok());
+  EXPECT_GT(snap.generation(), old_generation);
+  EXPECT_EQ(snap.List()[0], before[0]);
+  EXPECT_NE(snap.List()[1], before[1]);
+  EXPECT_EQ(snap.List()[2], before[2]);
+  EXPECT_EQ(snap.Get("n2"), snap.List()[1].get());
+  EXPECT_EQ(snap.Get("n2")->requested().milli_cpu, 1000);
+  // What the previous cycle held is untouched (it may still be in use by a binding).
+  EXPECT_EQ(before[1]->requested().milli_cpu, 0);
+  EXPECT_TRUE(before[1]->pods().empty());
+}
+
+TEST(UpdateSnapshotTest, AffinityListsNeverHoldStaleCopies) {
+  auto cache = NewCache();
+  ASSERT_TRUE(cache->AddNode(MakeNode("n1")).ok());
+  ASSERT_TRUE(cache->AddPod(MakePod("aff", "n1", {}, [](api::Pod& p) {
+                      p.spec.affinity = testing::AntiAffinityRequired();
+                    })).ok());
+  Snapshot snap;
+  ASSERT_TRUE(cache->UpdateSnapshot(snap).ok());
+  // Membership does not flip, but the node changes: the lists must follow.
+  ASSERT_TRUE(cache->AddPod(MakePod("x", "n1", Res({{"cpu", "1"}}))).ok());
+  ASSERT_TRUE(cache->UpdateSnapshot(snap).ok());
+  ASSERT_EQ(snap.HavePodsWithAffinity().size(), 1u);
+  EXPECT_EQ(snap.HavePodsWithAffinity()[0], snap.List()[0]);
+  EXPECT_EQ(snap.HavePodsWithRequiredAntiAffinity()[0], snap.List()[0]);
+  EXPECT_EQ(snap.HavePodsWithAffinity()[0]->pods().size(), 2u);
+}
+
+TEST(UpdateSnapshotTest, ZoneInterleavedOrder) {
+  auto cache = NewCache();
+  for (const auto& n : {MakeZonedNode("a1", "r", "za"), MakeZonedNode("a2", "r", "za"), MakeZonedNode("a3", "r", "za"),
+                        MakeZonedNode("b1", "r", "zb"), MakeZonedNode("b2", "r", "zb"), MakeZonedNode("c1", "r", "zc")}) {
+    ASSERT_TRUE(cache->AddNode(n).ok());
+  }
+  Snapshot snap;
+  ASSERT_TRUE(cache->UpdateSnapshot(snap).ok());
+  EXPECT_EQ(NamesOf(snap.List()), (Names{"a1", "b1", "c1", "a2", "b2", "a3"}));
+
+  // A node moving zone moves in the order too.
+  ASSERT_TRUE(cache->UpdateNode(*MakeZonedNode("a1", "r", "za"), MakeZonedNode("a1", "r", "zc")).ok());
+  ASSERT_TRUE(cache->UpdateSnapshot(snap).ok());
+  EXPECT_EQ(NamesOf(snap.List()), (Names{"a2", "b1", "c1", "a3", "b2", "a1"}));
+}
+
+TEST(UpdateSnapshotTest, InconsistentSnapshotIsRebuiltAndReported) {
+  // A snapshot last updated from another cache carries a generation this cache's older
+  // NodeInfos do not exceed: the incremental walk skips them, the size check notices.
+  auto cache = NewCache();
+  ASSERT_TRUE(cache->AddNode(MakeNode("n1")).ok());
+  auto other = NewCache();
+  ASSERT_TRUE(other->AddNode(MakeNode("x1")).ok());
+  ASSERT_TRUE(other->AddNode(MakeNode("x2")).ok());
+  Snapshot snap;
+  ASSERT_TRUE(other->UpdateSnapshot(snap).ok());
+
+  Status s = cache->UpdateSnapshot(snap);
+  EXPECT_EQ(s.code(), StatusCode::kInternal);
+  EXPECT_NE(s.message().find("snapshot state is not consistent"), std::string::npos);
+  EXPECT_EQ(NamesOf(snap.List()), Names{"n1"});
+  EXPECT_TRUE(cache->UpdateSnapshot(snap).ok());
+}
+
+TEST(SnapshotTest, FromObjects) {
+  auto big = MakeNode("n1", "8", "16Gi", [](api::Node& n) {
+    n.metadata.labels.Set("topology.kubernetes.io/zone", "a");
+    n.status.images = {{{"img:1"}, 500}};
+  });
+  auto small = MakeNode("n2", "1", "1Gi", [](api::Node& n) {
+    n.metadata.labels.Set("topology.kubernetes.io/zone", "b");
+    n.status.images = {{{"img:1"}, 500}};
+  });
+  auto third = MakeNode("n3", "1", "1Gi", [](api::Node& n) { n.metadata.labels.Set("topology.kubernetes.io/zone", "a"); });
+  Snapshot snap = Snapshot::FromObjects(
+      {big, small, third},
+      {MakePod("p1", "n1", Res({{"cpu", "1"}})), MakePod("p2", "n1", Res({{"cpu", "2"}})),
+       MakePod("anti", "n2", {}, [](api::Pod& p) { p.spec.affinity = testing::AntiAffinityRequired(); }),
+       MakePod("lost", "gone", Res({{"cpu", "1"}})), MakePod("pending", "")});
+  EXPECT_EQ(NamesOf(snap.List()), (Names{"n1", "n2", "n3"}));
+  EXPECT_EQ(snap.NumNodes(), 3u);
+  ASSERT_NE(snap.Get("n1"), nullptr);
+  EXPECT_EQ(snap.Get("n1")->requested().milli_cpu, 3000);
+  EXPECT_EQ(snap.Get("n1")->allocatable().milli_cpu, 8000);
+  EXPECT_EQ(snap.Get("n1")->image_states().at("img:1").num_nodes, 2);
+  EXPECT_EQ(snap.Get("gone"), nullptr);
+  EXPECT_EQ(NamesOf(snap.HavePodsWithAffinity()), Names{"n2"});
+  EXPECT_EQ(NamesOf(snap.HavePodsWithRequiredAntiAffinity()), Names{"n2"});
+
+  // Handed to a cache, a standalone snapshot is rebuilt from the cache's contents.
+  auto cache = NewCache();
+  ASSERT_TRUE(cache->AddNode(MakeNode("c1")).ok());
+  ASSERT_TRUE(cache->UpdateSnapshot(snap).ok());
+  EXPECT_EQ(NamesOf(snap.List()), Names{"c1"});
+  EXPECT_EQ(snap.Get("n1"), nullptr);
+}
+
+}  // namespace
+}  // namespace ksched::cache

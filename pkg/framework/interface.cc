@@ -1,0 +1,31 @@
+// Out-of-line pieces of the framework interfaces (interface.h).
+#include "pkg/framework/interface.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace ksched::framework {
+
+std::unique_ptr<CycleState> CycleState::Clone() const {
+  auto out = std::make_unique<CycleState>();
+  for (const auto& [key, data] : data_) {
+    // A null entry cannot be cloned; keep the key so Read() still finds "nothing".
+    out->data_.emplace(key, data ? data->Clone() : nullptr);
+  }
+  out->skip_filter_plugins = skip_filter_plugins;
+  out->skip_score_plugins = skip_score_plugins;
+  return out;
+}
+
+PreFilterResult PreFilterResult::Merge(const PreFilterResult& other) const {
+  if (AllNodes()) return other;
+  if (other.AllNodes()) return *this;
+  PreFilterResult out;
+  out.node_names.emplace();
+  std::set_intersection(node_names->begin(), node_names->end(), other.node_names->begin(),
+                        other.node_names->end(), std::inserter(*out.node_names, out.node_names->end()),
+                        std::less<>());
+  return out;
+}
+
+}  // namespace ksched::framework

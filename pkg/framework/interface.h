@@ -1,0 +1,194 @@
+// The scheduling framework's extension points (upstream framework/interface.go), next to
+// the queue-facing ones in queue_plugins.h. A plugin class derives from every extension
+// point it implements; the runtime calls them in the profile's configured order.
+//
+// Threading: Filter and Score run concurrently for different nodes of the same pod, so
+// they must only read the plugin's own state and the CycleState. Everything else runs on
+// the scheduling thread (PreFilter .. Permit) or on one binding worker (PreBind .. PostBind).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/cache/node_info.h"
+#include "pkg/cache/snapshot.h"
+#include "pkg/framework/pod_info.h"
+#include "pkg/framework/queue_plugins.h"
+#include "pkg/framework/status.h"
+
+namespace ksched::framework {
+
+// Per-cycle data a plugin computes once (PreFilter, PreScore) and reads per node.
+class StateData {
+ public:
+  virtual ~StateData() = default;
+  // Copied when the cycle state is cloned (e.g. for preemption's what-if runs).
+  virtual std::unique_ptr<StateData> Clone() const = 0;
+};
+
+// Key -> StateData for one scheduling cycle. Written on the scheduling thread before
+// Filter/Score fan out; read concurrently afterwards (reads need no lock).
+class CycleState {
+ public:
+  template <typename T>
+  T* Read(std::string_view key) const {
+    auto it = data_.find(key);
+    return it == data_.end() ? nullptr : dynamic_cast<T*>(it->second.get());
+  }
+  void Write(std::string key, std::unique_ptr<StateData> data) { data_[std::move(key)] = std::move(data); }
+  std::unique_ptr<CycleState> Clone() const;
+
+  // Plugins whose PreFilter / PreScore returned Skip: their Filter / Score is not run.
+  PluginSet skip_filter_plugins;
+  PluginSet skip_score_plugins;
+
+ private:
+  std::map<std::string, std::unique_ptr<StateData>, std::less<>> data_;
+};
+
+// Per-node statuses of a failed Filter phase: node name -> the first rejecting status.
+using NodeToStatusMap = std::unordered_map<std::string, Status>;
+
+// ---- the snapshot plugins read ---------------------------------------------------------------
+
+// Pods nominated to run on nodes (by preemption), so filters can account for them.
+class PodNominator {
+ public:
+  virtual ~PodNominator() = default;
+  // Pods nominated to `node_name`, highest priority first.
+  virtual std::vector<api::PodPtr> NominatedPodsForNode(std::string_view node_name) const = 0;
+};
+
+// Writes that bind plugins need (implemented by the scheduler with the API client, so
+// the framework never talks to the API server itself).
+class PodBinder {
+ public:
+  virtual ~PodBinder() = default;
+  // POST pods/{name}/binding with the pod's uid. Blocking; runs on a binding worker.
+  virtual ksched::Status Bind(const api::Pod& pod, std::string_view node_name) = 0;
+};
+
+// What the framework gives plugins.
+class Handle {
+ public:
+  virtual ~Handle() = default;
+  // The cluster as of the start of this cycle; immutable for the cycle.
+  virtual const cache::Snapshot& Snapshot() const = 0;
+  virtual const PodNominator* Nominator() const = 0;
+  virtual PodBinder& Binder() = 0;
+  virtual int Parallelism() const = 0;
+};
+
+// ---- extension points --------------------------------------------------------------------------
+
+// What PreFilter may learn: the only nodes worth filtering (e.g. NodeName, NodeAffinity
+// on metadata.name). nullopt: all nodes.
+struct PreFilterResult {
+  std::optional<std::set<std::string, std::less<>>> node_names;
+  bool AllNodes() const { return !node_names.has_value(); }
+  // Intersection of two results (nullopt acts as "all").
+  PreFilterResult Merge(const PreFilterResult& other) const;
+};
+
+// Incremental updates of PreFilter state, so nominated pods (and preemption victims)
+// can be added to / removed from a node without rerunning PreFilter.
+class PreFilterExtensions {
+ public:
+  virtual ~PreFilterExtensions() = default;
+  virtual Status AddPod(CycleState& state, const api::Pod& pod_to_schedule, const cache::PodEntry& pod_to_add,
+                        const cache::NodeInfo& node) const = 0;
+  virtual Status RemovePod(CycleState& state, const api::Pod& pod_to_schedule,
+                           const cache::PodEntry& pod_to_remove, const cache::NodeInfo& node) const = 0;
+};
+
+class PreFilterPlugin : public virtual Plugin {
+ public:
+  // Returning Skip disables this plugin's Filter for the cycle.
+  virtual Status PreFilter(CycleState& state, const api::Pod& pod, PreFilterResult& result) = 0;
+  virtual const PreFilterExtensions* Extensions() const { return nullptr; }
+};
+
+class FilterPlugin : public virtual Plugin {
+ public:
+  // Called concurrently for different nodes: read-only on `this` and `state`.
+  virtual Status Filter(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node) const = 0;
+};
+
+struct PostFilterResult {
+  std::string nominated_node_name;
+};
+
+class PostFilterPlugin : public virtual Plugin {
+ public:
+  virtual Status PostFilter(CycleState& state, const api::Pod& pod, const NodeToStatusMap& filtered,
+                            PostFilterResult& result) = 0;
+};
+
+class PreScorePlugin : public virtual Plugin {
+ public:
+  // `nodes` are the feasible nodes. Returning Skip disables this plugin's Score.
+  virtual Status PreScore(CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes) = 0;
+};
+
+inline constexpr int64_t kMaxNodeScore = 100;
+inline constexpr int64_t kMinNodeScore = 0;
+
+struct NodeScore {
+  std::string_view name;  // points into the snapshot's NodeInfo
+  int64_t score = 0;
+};
+
+class ScorePlugin : public virtual Plugin {
+ public:
+  // Called concurrently for different nodes: read-only on `this` and `state`.
+  virtual Status Score(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
+                       int64_t& score) const = 0;
+  // Optional: rescale this plugin's scores into [kMinNodeScore, kMaxNodeScore].
+  virtual bool HasNormalizeScore() const { return false; }
+  virtual Status NormalizeScore(const CycleState& state, const api::Pod& pod, std::span<NodeScore> scores) const {
+    return Status();
+  }
+};
+
+class ReservePlugin : public virtual Plugin {
+ public:
+  virtual Status Reserve(CycleState& state, const api::Pod& pod, std::string_view node_name) = 0;
+  // Must be idempotent and must not fail: undoes Reserve after a later failure.
+  virtual void Unreserve(CycleState& state, const api::Pod& pod, std::string_view node_name) = 0;
+};
+
+class PermitPlugin : public virtual Plugin {
+ public:
+  // Success, a rejection, or Wait with `timeout` set (the pod waits in WaitOnPermit
+  // until allowed, rejected or timed out).
+  virtual Status Permit(CycleState& state, const api::Pod& pod, std::string_view node_name,
+                        std::chrono::milliseconds& timeout) = 0;
+};
+
+class PreBindPlugin : public virtual Plugin {
+ public:
+  virtual Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node_name) = 0;
+};
+
+class BindPlugin : public virtual Plugin {
+ public:
+  // Skip passes the pod to the next bind plugin.
+  virtual Status Bind(CycleState& state, const api::Pod& pod, std::string_view node_name) = 0;
+};
+
+class PostBindPlugin : public virtual Plugin {
+ public:
+  virtual void PostBind(CycleState& state, const api::Pod& pod, std::string_view node_name) = 0;
+};
+
+}  // namespace ksched::framework

@@ -1,0 +1,65 @@
+#include "pkg/framework/plugins/imagelocality/image_locality.h"
+
+#include <variant>
+
+namespace ksched::framework::plugins::imagelocality {
+namespace {
+
+int64_t ScaledImageScore(const cache::ImageStateSummary& state, int64_t total_num_nodes) {
+  double spread = static_cast<double>(state.num_nodes) / static_cast<double>(total_num_nodes);
+  return static_cast<int64_t>(static_cast<double>(state.size) * spread);
+}
+
+}  // namespace
+
+std::string NormalizedImageName(std::string_view image) {
+  size_t colon = image.rfind(':');
+  size_t slash = image.rfind('/');
+  // npos compares as "before everything", like Go's LastIndex returning -1.
+  bool has_tag = colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
+  std::string out(image);
+  if (!has_tag) out += ":latest";
+  return out;
+}
+
+int64_t SumImageScores(const cache::NodeInfo& node, const api::Pod& pod, int64_t total_num_nodes) {
+  if (total_num_nodes <= 0) return 0;
+  const auto& states = node.image_states();
+  int64_t sum = 0;
+  auto add = [&](const std::vector<api::Container>& containers) {
+    for (const api::Container& c : containers) {
+      auto it = states.find(NormalizedImageName(c.image));
+      if (it != states.end()) sum += ScaledImageScore(it->second, total_num_nodes);
+    }
+  };
+  add(pod.spec.init_containers);
+  add(pod.spec.containers);
+  return sum;
+}
+
+int64_t CalculatePriority(int64_t sum_scores, int64_t num_containers) {
+  const int64_t max_threshold = kMaxContainerThreshold * num_containers;
+  if (sum_scores < kMinThreshold) {
+    sum_scores = kMinThreshold;
+  } else if (sum_scores > max_threshold) {
+    sum_scores = max_threshold;
+  }
+  // With no containers max_threshold is 0 and sum_scores is kMinThreshold: the result is 0.
+  return kMaxNodeScore * (sum_scores - kMinThreshold) / (max_threshold - kMinThreshold);
+}
+
+StatusOr<std::unique_ptr<Plugin>> ImageLocality::New(const config::PluginArgs& args, Handle& handle) {
+  if (!std::holds_alternative<std::monostate>(args)) return InvalidArgument("ImageLocality takes no args");
+  return std::unique_ptr<Plugin>(std::make_unique<ImageLocality>(handle));
+}
+
+Status ImageLocality::Score(const CycleState& /*state*/, const api::Pod& pod, const cache::NodeInfo& node,
+                            int64_t& score) const {
+  const int64_t total = static_cast<int64_t>(handle_.Snapshot().NumNodes());
+  const int64_t containers =
+      static_cast<int64_t>(pod.spec.init_containers.size() + pod.spec.containers.size());
+  score = CalculatePriority(SumImageScores(node, pod, total), containers);
+  return Status::Success();
+}
+
+}  // namespace ksched::framework::plugins::imagelocality

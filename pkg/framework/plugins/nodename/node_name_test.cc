@@ -1,0 +1,94 @@
+#include "pkg/framework/plugins/nodename/node_name.h"
+
+#include <gtest/gtest.h>
+
+namespace ksched::framework::plugins::nodename {
+namespace {
+
+api::NodePtr MakeNode(std::string name) {
+  auto n = std::make_shared<api::Node>();
+  n->metadata.name = std::move(name);
+  return n;
+}
+
+api::Pod PodFor(std::string node) {
+  api::Pod p;
+  p.metadata.name = "p";
+  p.spec.node_name = std::move(node);
+  return p;
+}
+
+TEST(NodeNameTest, Filter) {
+  struct Case {
+    std::string name;
+    std::string pod_node;
+    bool fits;
+  };
+  const Case cases[] = {
+      {"no host specified", "", true},
+      {"host matches", "foo", true},
+      {"host doesn't match", "bar", false},
+  };
+  NodeName pl;
+  CycleState state;
+  cache::NodeInfo node(MakeNode("foo"));
+  for (const Case& c : cases) {
+    Status s = pl.Filter(state, PodFor(c.pod_node), node);
+    if (c.fits) {
+      EXPECT_TRUE(s.IsSuccess()) << c.name;
+    } else {
+      EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable) << c.name;
+      EXPECT_EQ(s.Message(), "node(s) didn't match the requested node name") << c.name;
+    }
+  }
+  EXPECT_EQ(pl.Filter(state, PodFor(""), cache::NodeInfo()).code(), Code::kError);
+}
+
+TEST(NodeNameTest, HintQueuesOnlyTheNamedNode) {
+  NodeName pl;
+  auto events = pl.EventsToRegister();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_TRUE(events[0].event.Match(kNodeAdd));
+  EXPECT_TRUE(events[0].event.Match(kNodeLabelChange));
+  EXPECT_FALSE(events[0].event.Match(kNodeDelete));
+  api::NodePtr foo = MakeNode("foo");
+  api::NodePtr bar = MakeNode("bar");
+  struct Case {
+    std::string pod_node;
+    const api::Node* old_node;
+    const api::Node* new_node;
+    QueueingHint want;
+  };
+  const Case cases[] = {
+      {"foo", nullptr, foo.get(), QueueingHint::kQueue},
+      {"foo", nullptr, bar.get(), QueueingHint::kSkip},
+      {"foo", foo.get(), foo.get(), QueueingHint::kQueue},
+      {"", nullptr, bar.get(), QueueingHint::kQueue},
+  };
+  for (const Case& c : cases) {
+    auto r = events[0].hint_fn(PodFor(c.pod_node), c.old_node, c.new_node);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(*r, c.want) << c.pod_node << " -> " << c.new_node->Name();
+  }
+}
+
+class NullHandle : public Handle {
+ public:
+  const cache::Snapshot& Snapshot() const override { return snapshot_; }
+  const PodNominator* Nominator() const override { return nullptr; }
+  PodBinder& Binder() override { std::abort(); }
+  int Parallelism() const override { return 1; }
+
+ private:
+  cache::Snapshot snapshot_;
+};
+
+TEST(NodeNameTest, Factory) {
+  NullHandle h;
+  auto pl = NodeName::New(std::monostate{}, h);
+  ASSERT_TRUE(pl.ok());
+  EXPECT_EQ((*pl)->Name(), "NodeName");
+}
+
+}  // namespace
+}  // namespace ksched::framework::plugins::nodename

@@ -1,0 +1,46 @@
+// Every in-tree plugin, one line each.
+#include "pkg/framework/registry.h"
+
+#include "pkg/framework/plugins/defaultbinder/default_binder.h"
+#include "pkg/framework/plugins/imagelocality/image_locality.h"
+#include "pkg/framework/plugins/nodeaffinity/node_affinity.h"
+#include "pkg/framework/plugins/nodename/node_name.h"
+#include "pkg/framework/plugins/nodeports/node_ports.h"
+#include "pkg/framework/plugins/noderesources/balanced_allocation.h"
+#include "pkg/framework/plugins/noderesources/fit.h"
+#include "pkg/framework/plugins/nodeunschedulable/node_unschedulable.h"
+#include "pkg/framework/plugins/queuesort/priority_sort.h"
+#include "pkg/framework/plugins/schedulinggates/scheduling_gates.h"
+#include "pkg/framework/plugins/tainttoleration/taint_toleration.h"
+
+namespace ksched::framework {
+namespace {
+
+// For plugins without args or handle needs.
+template <typename T>
+PluginFactory Simple() {
+  return [](const config::PluginArgs&, Handle&) -> StatusOr<std::unique_ptr<Plugin>> {
+    return std::unique_ptr<Plugin>(std::make_unique<T>());
+  };
+}
+
+}  // namespace
+
+Registry InTreeRegistry() {
+  namespace p = plugins;
+  return Registry{
+      {std::string(p::PrioritySort::kName), Simple<p::PrioritySort>()},
+      {std::string(p::SchedulingGates::kName), Simple<p::SchedulingGates>()},
+      {std::string(p::nodename::NodeName::kName), p::nodename::NodeName::New},
+      {std::string(p::nodeunschedulable::NodeUnschedulable::kName), p::nodeunschedulable::NodeUnschedulable::New},
+      {std::string(p::nodeports::NodePorts::kName), p::nodeports::NodePorts::New},
+      {std::string(p::nodeaffinity::NodeAffinity::kName), p::nodeaffinity::NodeAffinity::New},
+      {std::string(p::tainttoleration::TaintToleration::kName), p::tainttoleration::TaintToleration::New},
+      {std::string(p::noderesources::Fit::kName), p::noderesources::Fit::New},
+      {std::string(p::noderesources::BalancedAllocation::kName), p::noderesources::BalancedAllocation::New},
+      {std::string(p::imagelocality::ImageLocality::kName), p::imagelocality::ImageLocality::New},
+      {std::string(p::defaultbinder::DefaultBinder::kName), p::defaultbinder::DefaultBinder::New},
+  };
+}
+
+}  // namespace ksched::framework

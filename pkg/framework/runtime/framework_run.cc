@@ -1,0 +1,386 @@
+// The Framework's Run* methods: one loop per extension point with upstream's rules for
+// Skip, rejections and errors (framework/runtime/framework.go, v1.27+ semantics).
+#include <algorithm>
+#include <mutex>
+
+#include "pkg/framework/runtime/framework.h"
+#include "pkg/util/log.h"
+
+namespace ksched::framework::runtime {
+namespace {
+
+std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+// An internal error from `plugin` at `point`: `running <Point> plugin "X": <message>`.
+Status PluginError(std::string_view point, const Plugin& plugin, const Status& s) {
+  return Status::Error("running " + std::string(point) + " plugin " + Quote(plugin.Name()) + ": " + s.Message())
+      .WithPlugin(std::string(plugin.Name()));
+}
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+bool Framework::SamplePluginMetrics() const {
+  if (!metrics_enabled_) return false;
+  // Per thread, so concurrent Filter calls do not contend on a shared counter.
+  thread_local unsigned calls = 0;
+  return ++calls % kPluginMetricsSampleEvery == 0;
+}
+
+void Framework::RecordPoint(std::string_view point, Code code, Clock::time_point start) const {
+  if (!metrics_enabled_) return;
+  options_.metrics->ObserveExtensionPoint(point, code, profile_name_, Seconds(options_.clock->Now() - start));
+}
+
+// Runs one plugin call, timing it when sampled.
+template <typename F>
+Status Framework::Timed(std::string_view point, const Plugin& plugin, F&& call) const {
+  if (!SamplePluginMetrics()) return call();
+  Clock::time_point t0 = options_.clock->Now();
+  Status s = call();
+  options_.metrics->ObservePlugin(point, plugin.Name(), s.code(), Seconds(options_.clock->Now() - t0));
+  return s;
+}
+
+std::pair<PreFilterResult, Status> Framework::RunPreFilterPlugins(CycleState& state, const api::Pod& pod) {
+  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  PreFilterResult result;
+  std::vector<std::string_view> plugins_with_nodes;
+  PluginSet skipped;
+  auto finish = [&](Status s) {
+    RecordPoint("PreFilter", s.code(), start);
+    return std::make_pair(std::move(result), std::move(s));
+  };
+  for (PreFilterPlugin* pl : pre_filter_) {
+    PreFilterResult r;
+    Status s = Timed("PreFilter", *pl, [&] { return pl->PreFilter(state, pod, r); });
+    if (s.IsSkip()) {
+      skipped.insert(std::string(pl->Name()));
+      continue;
+    }
+    if (!s.IsSuccess()) {
+      result = PreFilterResult();
+      if (s.IsRejected()) return finish(std::move(s).WithPlugin(std::string(pl->Name())));
+      return finish(PluginError("PreFilter", *pl, s));
+    }
+    if (!r.AllNodes()) plugins_with_nodes.push_back(pl->Name());
+    result = result.Merge(r);
+    if (!result.AllNodes() && result.node_names->empty()) {
+      std::string msg;
+      if (plugins_with_nodes.size() == 1) {
+        msg = "node(s) didn't satisfy plugin " + std::string(plugins_with_nodes[0]);
+      } else {
+        msg = "node(s) didn't satisfy plugin(s) [";
+        for (size_t i = 0; i < plugins_with_nodes.size(); ++i) {
+          if (i > 0) msg += " ";
+          msg += plugins_with_nodes[i];
+        }
+        msg += "] simultaneously";
+      }
+      // Attributed to the plugin whose result emptied the intersection.
+      return finish(Status(Code::kUnschedulableAndUnresolvable, std::move(msg)).WithPlugin(std::string(pl->Name())));
+    }
+  }
+  state.skip_filter_plugins = std::move(skipped);
+  return finish(Status());
+}
+
+Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod_to_schedule,
+                                              const cache::PodEntry& pod_to_add, const cache::NodeInfo& node) const {
+  for (PreFilterPlugin* pl : pre_filter_) {
+    const PreFilterExtensions* ext = pl->Extensions();
+    if (ext == nullptr || state.skip_filter_plugins.contains(pl->Name())) continue;
+    Status s = ext->AddPod(state, pod_to_schedule, pod_to_add, node);
+    if (!s.IsSuccess()) {
+      return Status::Error("running AddPod on PreFilter plugin " + Quote(pl->Name()) + ": " + s.Message())
+          .WithPlugin(std::string(pl->Name()));
+    }
+  }
+  return Status();
+}
+
+Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod_to_schedule,
+                                                 const cache::PodEntry& pod_to_remove,
+                                                 const cache::NodeInfo& node) const {
+  for (PreFilterPlugin* pl : pre_filter_) {
+    const PreFilterExtensions* ext = pl->Extensions();
+    if (ext == nullptr || state.skip_filter_plugins.contains(pl->Name())) continue;
+    Status s = ext->RemovePod(state, pod_to_schedule, pod_to_remove, node);
+    if (!s.IsSuccess()) {
+      return Status::Error("running RemovePod on PreFilter plugin " + Quote(pl->Name()) + ": " + s.Message())
+          .WithPlugin(std::string(pl->Name()));
+    }
+  }
+  return Status();
+}
+
+Status Framework::RunFilterPlugins(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node) const {
+  for (FilterPlugin* pl : filter_) {
+    if (!state.skip_filter_plugins.empty() && state.skip_filter_plugins.contains(pl->Name())) continue;
+    Status s = Timed("Filter", *pl, [&] { return pl->Filter(state, pod, node); });
+    if (s.IsSuccess()) continue;
+    if (!s.IsRejected()) {
+      // Filters may only accept or reject; anything else is the plugin's internal error.
+      return Status::Error("running " + Quote(pl->Name()) + " filter plugin: " + s.Message())
+          .WithPlugin(std::string(pl->Name()));
+    }
+    return std::move(s).WithPlugin(std::string(pl->Name()));
+  }
+  return Status();
+}
+
+Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
+                                                    const cache::NodeInfo& node) const {
+  // First pass: with nominated pods of higher or equal priority, which the pod must not
+  // displace.
+  std::unique_ptr<CycleState> state_with;
+  std::optional<cache::NodeInfo> node_with;
+  if (options_.nominator != nullptr && node.node() != nullptr) {
+    std::vector<api::PodPtr> nominated = options_.nominator->NominatedPodsForNode(node.name());
+    const std::string own_key = WaitingPodKey(pod);
+    for (const api::PodPtr& p : nominated) {
+      if (p->Priority() < pod.Priority() || WaitingPodKey(*p) == own_key) continue;
+      if (!node_with) {
+        node_with.emplace(node);
+        state_with = state.Clone();
+      }
+      node_with->AddPod(p);
+      const std::vector<cache::PodEntry>& pods = node_with->pods();
+      auto entry = std::find_if(pods.rbegin(), pods.rend(), [&](const cache::PodEntry& e) { return e.pod == p; });
+      if (entry == pods.rend()) continue;
+      Status s = RunPreFilterExtensionAddPod(*state_with, pod, *entry, *node_with);
+      if (!s.IsSuccess()) return s;
+    }
+  }
+  if (!node_with) return RunFilterPlugins(state, pod, node);
+  Status s = RunFilterPlugins(*state_with, pod, *node_with);
+  if (!s.IsSuccess()) return s;
+  // Second pass: without them, since they may end up elsewhere (pod affinity to a
+  // nominated pod must not be relied on).
+  return RunFilterPlugins(state, pod, node);
+}
+
+std::pair<PostFilterResult, Status> Framework::RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
+                                                                    const NodeToStatusMap& filtered) {
+  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  PostFilterResult result;
+  std::vector<std::string> reasons;
+  std::string rejector;
+  auto finish = [&](PostFilterResult r, Status s) {
+    RecordPoint("PostFilter", s.code(), start);
+    return std::make_pair(std::move(r), std::move(s));
+  };
+  for (PostFilterPlugin* pl : post_filter_) {
+    PostFilterResult r;
+    Status s = Timed("PostFilter", *pl, [&] { return pl->PostFilter(state, pod, filtered, r); });
+    if (s.IsSuccess()) return finish(std::move(r), std::move(s));
+    if (s.code() == Code::kUnschedulableAndUnresolvable) {
+      return finish(std::move(r), std::move(s).WithPlugin(std::string(pl->Name())));
+    }
+    if (!s.IsRejected()) {
+      return finish(PostFilterResult(), Status::Error(s.Message()).WithPlugin(std::string(pl->Name())));
+    }
+    if (!r.nominated_node_name.empty()) result = std::move(r);
+    for (const std::string& reason : s.reasons()) reasons.push_back(reason);
+    if (rejector.empty()) rejector = pl->Name();
+  }
+  return finish(std::move(result), Status(Code::kUnschedulable, std::move(reasons)).WithPlugin(std::move(rejector)));
+}
+
+Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod,
+                                     std::span<const cache::NodeInfoPtr> nodes) {
+  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  PluginSet skipped;
+  Status result;
+  for (PreScorePlugin* pl : pre_score_) {
+    Status s = Timed("PreScore", *pl, [&] { return pl->PreScore(state, pod, nodes); });
+    if (s.IsSkip()) {
+      skipped.insert(std::string(pl->Name()));
+      continue;
+    }
+    if (!s.IsSuccess()) {
+      result = PluginError("PreScore", *pl, s);
+      break;
+    }
+  }
+  if (result.IsSuccess()) state.skip_score_plugins = std::move(skipped);
+  RecordPoint("PreScore", result.code(), start);
+  return result;
+}
+
+std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleState& state, const api::Pod& pod,
+                                                                   std::span<const cache::NodeInfoPtr> nodes) {
+  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  std::vector<int64_t> totals(nodes.size(), 0);
+  auto finish = [&](Status s) {
+    RecordPoint("Score", s.code(), start);
+    if (!s.IsSuccess()) totals.clear();
+    return std::make_pair(std::move(totals), std::move(s));
+  };
+  std::vector<const ScorePluginEntry*> active;
+  for (const ScorePluginEntry& e : score_) {
+    if (!state.skip_score_plugins.contains(e.plugin->Name())) active.push_back(&e);
+  }
+  if (active.empty() || nodes.empty()) return finish(Status());
+
+  // scores[k][i]: plugin k on node i.
+  std::vector<std::vector<NodeScore>> scores(active.size(), std::vector<NodeScore>(nodes.size()));
+  std::atomic<bool> stop{false};
+  std::once_flag error_once;
+  Status error;
+  parallelizer_->Until(
+      static_cast<int>(nodes.size()),
+      [&](int i) {
+        const cache::NodeInfo& node = *nodes[i];
+        for (size_t k = 0; k < active.size(); ++k) {
+          ScorePlugin* pl = active[k]->plugin;
+          int64_t score = 0;
+          Status s = Timed("Score", *pl, [&] { return pl->Score(state, pod, node, score); });
+          if (!s.IsSuccess()) {
+            std::call_once(error_once, [&] {
+              error = Status::Error("running Score plugins: plugin " + Quote(pl->Name()) + " failed with: " +
+                                    s.Message())
+                          .WithPlugin(std::string(pl->Name()));
+            });
+            stop.store(true, std::memory_order_relaxed);
+            return;
+          }
+          scores[k][i] = NodeScore{node.name(), score};
+        }
+      },
+      &stop);
+  if (stop.load()) return finish(std::move(error));
+
+  for (size_t k = 0; k < active.size(); ++k) {
+    ScorePlugin* pl = active[k]->plugin;
+    if (!pl->HasNormalizeScore()) continue;
+    Status s = Timed("ScoreExtensionNormalize", *pl, [&] { return pl->NormalizeScore(state, pod, scores[k]); });
+    if (!s.IsSuccess()) {
+      return finish(Status::Error("running Normalize on Score plugins: plugin " + Quote(pl->Name()) +
+                                  " failed with: " + s.Message())
+                        .WithPlugin(std::string(pl->Name())));
+    }
+  }
+  for (size_t k = 0; k < active.size(); ++k) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      int64_t score = scores[k][i].score;
+      if (score > kMaxNodeScore || score < kMinNodeScore) {
+        std::string_view name = active[k]->plugin->Name();
+        return finish(Status::Error("applying score defaultWeights on Score plugins: plugin " + Quote(name) +
+                                    " returns an invalid score " + std::to_string(score) +
+                                    ", it should in the range of [" + std::to_string(kMinNodeScore) + ", " +
+                                    std::to_string(kMaxNodeScore) + "] after normalizing")
+                          .WithPlugin(std::string(name)));
+      }
+      totals[i] += score * active[k]->weight;
+    }
+  }
+  return finish(Status());
+}
+
+Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& pod, std::string_view node_name) {
+  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  Status result;
+  for (ReservePlugin* pl : reserve_) {
+    Status s = Timed("Reserve", *pl, [&] { return pl->Reserve(state, pod, node_name); });
+    if (s.IsSuccess()) continue;
+    result = s.IsRejected() ? std::move(s).WithPlugin(std::string(pl->Name())) : PluginError("Reserve", *pl, s);
+    break;
+  }
+  RecordPoint("Reserve", result.code(), start);
+  return result;
+}
+
+void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod, std::string_view node_name) {
+  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) {
+    ReservePlugin* pl = *it;
+    Timed("Unreserve", *pl, [&] {
+      pl->Unreserve(state, pod, node_name);
+      return Status();
+    });
+  }
+  RecordPoint("Unreserve", Code::kSuccess, start);
+}
+
+Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
+  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  std::map<std::string, std::chrono::milliseconds, std::less<>> waits;
+  Status result;
+  for (PermitPlugin* pl : permit_) {
+    std::chrono::milliseconds timeout{0};
+    Status s = Timed("Permit", *pl, [&] { return pl->Permit(state, pod, node_name, timeout); });
+    if (s.IsSuccess()) continue;
+    if (s.IsWait()) {
+      waits[std::string(pl->Name())] = std::min(timeout, kMaxPermitTimeout);
+      continue;
+    }
+    result = s.IsRejected() ? std::move(s).WithPlugin(std::string(pl->Name())) : PluginError("Permit", *pl, s);
+    break;
+  }
+  if (result.IsSuccess() && !waits.empty()) {
+    // Only waiting pods pay for a copy of the pod (plugins may inspect it while it waits).
+    auto wp = std::make_shared<WaitingPod>(std::make_shared<const api::Pod>(pod), waits, *options_.clock);
+    waiting_pods_.Add(WaitingPodKey(pod), std::move(wp));
+    result = Status(Code::kWait,
+                    "one or more plugins asked to wait and no plugin rejected pod " + Quote(pod.metadata.name));
+  }
+  RecordPoint("Permit", result.code(), start);
+  return result;
+}
+
+Status Framework::WaitOnPermit(const api::Pod& pod) {
+  std::string key = WaitingPodKey(pod);
+  std::shared_ptr<WaitingPod> wp = waiting_pods_.Get(key);
+  if (wp == nullptr) return Status();
+  Clock::time_point start = options_.clock->Now();
+  Status s = wp->Wait();
+  waiting_pods_.Remove(key);
+  if (metrics_enabled_) options_.metrics->ObservePermitWait(s.code(), Seconds(options_.clock->Now() - start));
+  if (s.IsSuccess() || s.IsRejected()) return s;
+  return Status::Error("waiting on permit for pod: " + s.Message()).WithPlugin(s.plugin());
+}
+
+Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
+  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  Status result;
+  for (PreBindPlugin* pl : pre_bind_) {
+    Status s = Timed("PreBind", *pl, [&] { return pl->PreBind(state, pod, node_name); });
+    if (s.IsSuccess()) continue;
+    result = s.IsRejected() ? std::move(s).WithPlugin(std::string(pl->Name())) : PluginError("PreBind", *pl, s);
+    break;
+  }
+  RecordPoint("PreBind", result.code(), start);
+  return result;
+}
+
+Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
+  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  Status result(Code::kSkip);
+  for (BindPlugin* pl : bind_) {
+    Status s = Timed("Bind", *pl, [&] { return pl->Bind(state, pod, node_name); });
+    if (s.IsSkip()) continue;
+    if (s.IsSuccess()) {
+      result = Status();
+    } else {
+      result = s.IsRejected() ? std::move(s).WithPlugin(std::string(pl->Name())) : PluginError("Bind", *pl, s);
+    }
+    break;
+  }
+  RecordPoint("Bind", result.code(), start);
+  return result;
+}
+
+void Framework::RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
+  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  for (PostBindPlugin* pl : post_bind_) {
+    Timed("PostBind", *pl, [&] {
+      pl->PostBind(state, pod, node_name);
+      return Status();
+    });
+  }
+  RecordPoint("PostBind", Code::kSuccess, start);
+}
+
+}  // namespace ksched::framework::runtime

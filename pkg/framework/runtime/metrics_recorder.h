@@ -1,0 +1,30 @@
+// The framework's narrow view of metrics (upstream framework_extension_point_duration_seconds,
+// plugin_execution_duration_seconds, permit_wait_duration_seconds). pkg/metrics implements
+// it with Prometheus; the framework never sees Prometheus types.
+#pragma once
+
+#include <string_view>
+
+#include "pkg/framework/status.h"
+
+namespace ksched::framework::runtime {
+
+class MetricsRecorder {
+ public:
+  virtual ~MetricsRecorder() = default;
+  // One extension point run for one pod (Filter and Score: for all nodes together).
+  virtual void ObserveExtensionPoint(std::string_view point, Code code, std::string_view profile, double seconds) {}
+  // One plugin call; sampled (about one call in kPluginMetricsSampleEvery), because
+  // timing every Filter call on every node would cost more than the filters.
+  virtual void ObservePlugin(std::string_view point, std::string_view plugin, Code code, double seconds) {}
+  // How long a pod waited in WaitOnPermit, by the final result.
+  virtual void ObservePermitWait(Code code, double seconds) {}
+};
+
+// Upstream samples plugin durations in 10% of the cycles.
+inline constexpr unsigned kPluginMetricsSampleEvery = 10;
+
+// Records nothing; the default.
+MetricsRecorder& NoopMetricsRecorder();
+
+}  // namespace ksched::framework::runtime

@@ -1,0 +1,213 @@
+#include "pkg/framework/runtime/scheduling_algorithm.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+
+namespace ksched::framework::runtime {
+namespace {
+
+// Upstream: at least this many nodes, and at least this percentage, are searched.
+constexpr int32_t kMinFeasibleNodesToFind = 100;
+constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
+
+void NotePlugin(const Status& s, FitError& fe) {
+  if (s.plugin().empty()) return;
+  if (s.code() == Code::kPending) {
+    fe.pending_plugins.insert(s.plugin());
+  } else if (s.IsRejected()) {
+    fe.unschedulable_plugins.insert(s.plugin());
+  }
+}
+
+}  // namespace
+
+std::string FitError::Message() const {
+  std::map<std::string_view, int> counts;
+  for (const auto& [node, status] : diagnosis) {
+    for (const std::string& reason : status.reasons()) ++counts[reason];
+  }
+  std::vector<std::string> parts;
+  parts.reserve(counts.size());
+  for (const auto& [reason, n] : counts) parts.push_back(std::to_string(n) + " " + std::string(reason));
+  std::sort(parts.begin(), parts.end());
+  std::string msg = "0/" + std::to_string(num_all_nodes) + " nodes are available: ";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) msg += ", ";
+    msg += parts[i];
+  }
+  msg += ".";
+  return msg;
+}
+
+int32_t NumFeasibleNodesToFind(std::optional<int32_t> percentage, int32_t num_all_nodes) {
+  int32_t p = percentage.value_or(0);
+  if (num_all_nodes < kMinFeasibleNodesToFind || p >= 100) return num_all_nodes;
+  if (p <= 0) p = std::max(50 - num_all_nodes / 125, kMinFeasibleNodesPercentageToFind);
+  int32_t n = static_cast<int32_t>(static_cast<int64_t>(num_all_nodes) * p / 100);
+  return std::max(n, kMinFeasibleNodesToFind);
+}
+
+SchedulingAlgorithm::SchedulingAlgorithm(SchedulingAlgorithmOptions options)
+    : rng_(options.seed.has_value() ? *options.seed : std::random_device{}()) {}
+
+ScheduleOutcome SchedulingAlgorithm::SchedulePod(Framework& fwk, CycleState& state, const api::Pod& pod,
+                                                 const cache::Snapshot& snapshot) {
+  if (snapshot.NumNodes() == 0) return Status(Code::kUnschedulableAndUnresolvable, std::string(kNoNodesAvailable));
+  const int num_all = static_cast<int>(snapshot.NumNodes());
+  std::span<const cache::NodeInfoPtr> all = snapshot.List();
+
+  auto [pre_result, pre_status] = fwk.RunPreFilterPlugins(state, pod);
+  if (!pre_status.IsSuccess()) {
+    if (!pre_status.IsRejected()) return pre_status;
+    // Every node gets the same status, so preemption and the message see all of them.
+    FitError fe;
+    fe.num_all_nodes = num_all;
+    for (const cache::NodeInfoPtr& n : all) fe.diagnosis.emplace(n->name(), pre_status);
+    NotePlugin(pre_status, fe);
+    return fe;
+  }
+
+  // A node nominated by an earlier preemption is likely the only one with room: try it
+  // alone first.
+  const std::string& nominated = pod.status.nominated_node_name;
+  if (!nominated.empty() && (pre_result.AllNodes() || pre_result.node_names->contains(nominated))) {
+    for (const cache::NodeInfoPtr& n : all) {
+      if (n->name() != nominated) continue;
+      if (fwk.RunFilterPluginsWithNominatedPods(state, pod, *n).IsSuccess()) {
+        return ScheduleResult{nominated, 1, 1};
+      }
+      break;
+    }
+  }
+
+  std::span<const cache::NodeInfoPtr> nodes = all;
+  if (!pre_result.AllNodes()) {
+    candidates_.clear();
+    for (const cache::NodeInfoPtr& n : all) {
+      if (pre_result.node_names->contains(n->name())) candidates_.push_back(n);
+    }
+    if (candidates_.size() != pre_result.node_names->size()) {
+      for (const std::string& name : *pre_result.node_names) {
+        if (snapshot.Get(name) == nullptr) return Status::Error("nodeinfo not found for node name \"" + name + "\"");
+      }
+    }
+    nodes = candidates_;
+  }
+
+  int rejected = 0;
+  size_t start = nodes.empty() ? 0 : next_start_node_index_ % nodes.size();
+  Status filter_status = FindNodesThatPassFilters(fwk, state, pod, nodes, start, rejected);
+  if (!nodes.empty()) next_start_node_index_ = (start + feasible_.size() + rejected) % nodes.size();
+  if (!filter_status.IsSuccess()) return filter_status;
+
+  if (feasible_.empty()) {
+    FitError fe = MakeFitError(nodes, start, num_all);
+    fe.absent_nodes_unresolvable = !pre_result.AllNodes();
+    return fe;
+  }
+  const int evaluated = static_cast<int>(feasible_.size()) + rejected;
+  const int feasible = static_cast<int>(feasible_.size());
+  if (feasible_.size() == 1) return ScheduleResult{feasible_[0]->name(), evaluated, 1};
+
+  std::vector<int64_t> totals;
+  if (!fwk.HasScorePlugins()) {
+    totals.assign(feasible_.size(), 1);
+  } else {
+    Status s = fwk.RunPreScorePlugins(state, pod, feasible_);
+    if (!s.IsSuccess()) return Status::Error(s.Message()).WithPlugin(s.plugin());
+    auto [scores, score_status] = fwk.RunScorePlugins(state, pod, feasible_);
+    if (!score_status.IsSuccess()) return Status::Error(score_status.Message()).WithPlugin(score_status.plugin());
+    totals = std::move(scores);
+  }
+  return ScheduleResult{SelectHost(feasible_, totals), evaluated, feasible};
+}
+
+Status SchedulingAlgorithm::FindNodesThatPassFilters(Framework& fwk, const CycleState& state, const api::Pod& pod,
+                                                     std::span<const cache::NodeInfoPtr> nodes, size_t start,
+                                                     int& rejected) {
+  feasible_.clear();
+  rejected = 0;
+  const size_t n = nodes.size();
+  if (n == 0) return Status();
+  const size_t to_find = static_cast<size_t>(
+      NumFeasibleNodesToFind(fwk.PercentageOfNodesToScore(), static_cast<int32_t>(n)));
+
+  if (!fwk.HasFilterPlugins()) {
+    for (size_t i = 0; i < to_find && i < n; ++i) feasible_.push_back(nodes[(start + i) % n]);
+    return Status();
+  }
+
+  feasible_.resize(to_find);
+  if (statuses_.size() < n) statuses_.resize(n);
+  rejected_.assign(n, 0);
+  std::atomic<int> feasible_len{0};
+  std::atomic<int> rejected_len{0};
+  std::atomic<bool> stop{false};
+  std::once_flag error_once;
+  Status error;
+  fwk.parallelizer().Until(
+      static_cast<int>(n),
+      [&](int i) {
+        const cache::NodeInfoPtr& node = nodes[(start + i) % n];
+        Status s = fwk.RunFilterPluginsWithNominatedPods(state, pod, *node);
+        if (s.IsSuccess()) {
+          int len = feasible_len.fetch_add(1) + 1;
+          if (static_cast<size_t>(len) > to_find) {
+            // Enough found: stop the search; this node is not counted as evaluated.
+            stop.store(true, std::memory_order_relaxed);
+            feasible_len.fetch_sub(1);
+          } else {
+            feasible_[len - 1] = node;
+          }
+        } else if (s.IsRejected()) {
+          statuses_[i] = std::move(s);
+          rejected_[i] = 1;
+          rejected_len.fetch_add(1);
+        } else {
+          std::call_once(error_once, [&] { error = std::move(s); });
+          stop.store(true, std::memory_order_relaxed);
+        }
+      },
+      &stop);
+  feasible_.resize(feasible_len.load());
+  rejected = rejected_len.load();
+  return error;
+}
+
+FitError SchedulingAlgorithm::MakeFitError(std::span<const cache::NodeInfoPtr> nodes, size_t start,
+                                           int num_all_nodes) const {
+  FitError fe;
+  fe.num_all_nodes = num_all_nodes;
+  const size_t n = nodes.size();
+  fe.diagnosis.reserve(n);
+  for (size_t i = 0; i < n && i < rejected_.size(); ++i) {
+    if (!rejected_[i]) continue;
+    const Status& s = statuses_[i];
+    fe.diagnosis.emplace(nodes[(start + i) % n]->name(), s);
+    NotePlugin(s, fe);
+  }
+  return fe;
+}
+
+const std::string& SchedulingAlgorithm::SelectHost(std::span<const cache::NodeInfoPtr> nodes,
+                                                   std::span<const int64_t> scores) {
+  size_t selected = 0;
+  int64_t max_score = scores[0];
+  uint64_t ties = 1;
+  for (size_t i = 1; i < nodes.size(); ++i) {
+    if (scores[i] > max_score) {
+      max_score = scores[i];
+      selected = i;
+      ties = 1;
+    } else if (scores[i] == max_score) {
+      // Keep each of the k tied nodes seen so far with probability 1/k.
+      ++ties;
+      if (rng_() % ties == 0) selected = i;
+    }
+  }
+  return nodes[selected]->name();
+}
+
+}  // namespace ksched::framework::runtime

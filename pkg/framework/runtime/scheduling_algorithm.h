@@ -1,0 +1,94 @@
+// SchedulingAlgorithm: finds a node for one pod with a profile's Framework (upstream
+// core/generic_scheduler.go, later schedule_one.go's schedulePod): PreFilter, Filter over
+// the nodes in parallel until enough feasible ones are found, PreScore/Score, and a
+// random pick among the best. Used by scheduleOne on the scheduling thread only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/cache/snapshot.h"
+#include "pkg/framework/interface.h"
+#include "pkg/framework/runtime/framework.h"
+
+namespace ksched::framework::runtime {
+
+struct ScheduleResult {
+  std::string suggested_host;
+  int evaluated_nodes = 0;  // feasible + rejected nodes looked at
+  int feasible_nodes = 0;
+};
+
+// The pod fits on no node: why, per node.
+struct FitError {
+  int num_all_nodes = 0;
+  // Node -> the status of the first plugin that rejected it. Holds the nodes that were
+  // evaluated; when `absent_nodes_unresolvable`, PreFilter narrowed the candidates and
+  // the nodes missing here count as UnschedulableAndUnresolvable (preemption skips them).
+  NodeToStatusMap diagnosis;
+  bool absent_nodes_unresolvable = false;
+  // Plugins that rejected some node (or the pod at PreFilter), for the queue's hints.
+  PluginSet unschedulable_plugins;
+  // Plugins that returned Pending.
+  PluginSet pending_plugins;
+
+  // "0/3 nodes are available: 1 node(s) had untolerated taint {k: v}, 2 Insufficient cpu."
+  // (upstream FitError.Error(): reasons counted over nodes, "N reason", sorted as whole
+  // strings, joined with ", ").
+  std::string Message() const;
+};
+
+// Exactly one of: a host; a FitError; or a framework Status that is either an internal
+// Error or, when the snapshot has no nodes, UnschedulableAndUnresolvable kNoNodesAvailable.
+using ScheduleOutcome = std::variant<ScheduleResult, FitError, Status>;
+
+inline constexpr std::string_view kNoNodesAvailable = "no nodes available to schedule pods";
+
+// Upstream numFeasibleNodesToFind: all nodes below 100 or at >= 100%; else the
+// percentage (unset/0: adaptive 50 - nodes/125, at least 5%) of the nodes, at least 100.
+int32_t NumFeasibleNodesToFind(std::optional<int32_t> percentage, int32_t num_all_nodes);
+
+struct SchedulingAlgorithmOptions {
+  // Seeds the tie-break between equally scored nodes; unset: random.
+  std::optional<uint64_t> seed;
+};
+
+class SchedulingAlgorithm {
+ public:
+  explicit SchedulingAlgorithm(SchedulingAlgorithmOptions options = {});
+
+  ScheduleOutcome SchedulePod(Framework& fwk, CycleState& state, const api::Pod& pod,
+                              const cache::Snapshot& snapshot);
+
+  // The highest score; ties broken uniformly at random (reservoir sampling). `nodes`
+  // and `scores` are aligned and non-empty.
+  const std::string& SelectHost(std::span<const cache::NodeInfoPtr> nodes, std::span<const int64_t> scores);
+
+  // Where the next Filter pass starts, so every node gets its turn when only a part of
+  // the cluster is searched.
+  size_t next_start_node_index() const { return next_start_node_index_; }
+
+ private:
+  // Fills feasible_ from `nodes` (starting at next_start_node_index_); rejected nodes'
+  // statuses go to statuses_/rejected_ by visit position.
+  Status FindNodesThatPassFilters(Framework& fwk, const CycleState& state, const api::Pod& pod,
+                                  std::span<const cache::NodeInfoPtr> nodes, size_t start, int& rejected);
+  FitError MakeFitError(std::span<const cache::NodeInfoPtr> nodes, size_t start, int num_all_nodes) const;
+
+  std::mt19937_64 rng_;
+  size_t next_start_node_index_ = 0;
+  // Per-cycle buffers, kept to avoid reallocating them for every pod.
+  std::vector<cache::NodeInfoPtr> feasible_;
+  std::vector<Status> statuses_;
+  std::vector<uint8_t> rejected_;
+  std::vector<cache::NodeInfoPtr> candidates_;
+};
+
+}  // namespace ksched::framework::runtime

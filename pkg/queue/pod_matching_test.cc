@@ -1,0 +1,68 @@
+#include "pkg/queue/pod_matching.h"
+
+#include <gtest/gtest.h>
+
+#include "pkg/queue/queue_test_util.h"
+
+namespace ksched::queue {
+namespace {
+
+using testing::MakePod;
+using testing::WithChange;
+
+TEST(PodMatchingTest, SchedulingPropertiesChanged) {
+  auto base = MakePod("p");
+  struct Case {
+    std::string name;
+    std::function<void(api::Pod&)> change;
+    bool changed;
+  };
+  const Case cases[] = {
+      {"status only", [](api::Pod& p) { p.status.phase = "Pending"; }, false},
+      {"resourceVersion only", [](api::Pod& p) { p.metadata.resource_version = "9"; }, false},
+      {"generation only", [](api::Pod& p) { p.metadata.generation = 3; }, false},
+      {"label", [](api::Pod& p) { p.metadata.labels.Set("a", "b"); }, true},
+      {"gates removed", [](api::Pod& p) { p.spec.scheduling_gates = {"g"}; }, true},
+      {"toleration", [](api::Pod& p) { p.spec.tolerations.push_back({}); }, true},
+      {"node selector", [](api::Pod& p) { p.spec.node_selector.Set("zone", "a"); }, true},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(PodSchedulingPropertiesChanged(*base, *WithChange(base, c.change)), c.changed) << c.name;
+  }
+}
+
+api::PodPtr PendingWithAffinity(std::vector<std::string> namespaces, std::optional<api::LabelSelector> sel) {
+  return MakePod("pending", 0, [&](api::Pod& p) {
+    api::PodAffinityTerm term;
+    term.label_selector = sel;
+    term.namespaces = namespaces;
+    term.topology_key = "zone";
+    p.spec.affinity.emplace().pod_affinity.emplace().required.push_back(term);
+  });
+}
+
+TEST(PodMatchingTest, AffinityTermMatches) {
+  api::LabelSelector app_web;
+  app_web.match_labels.Set("app", "web");
+  api::LabelSelector exists_tier;
+  exists_tier.match_expressions.push_back({"tier", api::SelectorOperator::kExists, {}});
+  auto web = MakePod("web", 0, [](api::Pod& p) { p.metadata.labels.Set("app", "web"); });
+  auto web_other_ns = WithChange(web, [](api::Pod& p) { p.metadata.namespace_ = "other"; });
+  struct Case {
+    std::string name;
+    api::PodPtr pending, assigned;
+    bool match;
+  };
+  const Case cases[] = {
+      {"labels match, same namespace", PendingWithAffinity({}, app_web), web, true},
+      {"other namespace not listed", PendingWithAffinity({}, app_web), web_other_ns, false},
+      {"other namespace listed", PendingWithAffinity({"other"}, app_web), web_other_ns, true},
+      {"labels differ", PendingWithAffinity({}, exists_tier), web, false},
+      {"null selector selects nothing", PendingWithAffinity({}, std::nullopt), web, false},
+      {"no affinity", MakePod("plain"), web, false},
+  };
+  for (const Case& c : cases) EXPECT_EQ(AffinityTermMatches(*c.pending, *c.assigned), c.match) << c.name;
+}
+
+}  // namespace
+}  // namespace ksched::queue

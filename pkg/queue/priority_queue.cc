@@ -1,0 +1,614 @@
+#include "pkg/queue/priority_queue.h"
+
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
+#include "pkg/framework/plugins/queuesort/priority_sort.h"
+#include "pkg/queue/backoff.h"
+#include "pkg/queue/pod_matching.h"
+#include "pkg/util/log.h"
+
+namespace ksched::queue {
+
+using framework::QueuedPodInfo;
+
+std::string_view SubQueueName(SubQueue q) {
+  switch (q) {
+    case SubQueue::kActive:
+      return kActiveQueueName;
+    case SubQueue::kBackoff:
+      return kBackoffQueueName;
+    case SubQueue::kUnschedulable:
+      return kUnschedulableQueueName;
+    case SubQueue::kNone:
+      break;
+  }
+  return "none";
+}
+
+std::unique_ptr<SchedulingQueue> NewSchedulingQueue(QueueOptions options) {
+  return std::make_unique<PriorityQueue>(std::move(options));
+}
+
+PriorityQueue::PriorityQueue(QueueOptions options)
+    : options_(std::move(options)),
+      clock_(*options_.clock),
+      metrics_(options_.metrics != nullptr ? *options_.metrics : NoopQueueMetricsRecorder()),
+      less_(options_.less ? options_.less : framework::LessFn(&framework::plugins::PrioritySortLess)),
+      default_profile_{std::move(options_.pre_enqueue_plugins), std::move(options_.cluster_event_map)},
+      active_(ActiveLess{options_.less ? &less_ : nullptr}) {
+  metrics_.SetPendingPodsSource([this] { return PendingCounts(); });
+}
+
+PriorityQueue::~PriorityQueue() {
+  Close();
+  std::vector<std::jthread> loops;
+  {
+    MutexLock lock(mu_);
+    loops.swap(loops_);
+  }
+  for (auto& t : loops) t.join();
+  metrics_.SetPendingPodsSource(nullptr);
+}
+
+// ---- helpers ------------------------------------------------------------------------
+
+std::string PriorityQueue::IdOf(const api::Pod& pod) {
+  return pod.metadata.uid.empty() ? pod.Key() : pod.metadata.uid;
+}
+
+const QueueProfile& PriorityQueue::ProfileFor(const api::Pod& pod) const {
+  if (!options_.profiles.empty()) {
+    auto it = options_.profiles.find(pod.spec.scheduler_name);
+    if (it != options_.profiles.end()) return it->second;
+  }
+  return default_profile_;
+}
+
+Clock::time_point PriorityQueue::BackoffExpiry(const QueuedPodInfo& info) const {
+  return info.timestamp + BackoffDuration(info.attempts, options_.initial_backoff, options_.max_backoff);
+}
+
+bool PriorityQueue::IsBackingOff(const QueuedPodInfo& info, Clock::time_point now) const {
+  // A gated pod has not been tried since it was gated; nothing to back off from.
+  return !info.gated && BackoffExpiry(info) > now;
+}
+
+QueuedPodInfoPtr PriorityQueue::NewQueuedPodInfo(api::PodPtr pod) const {
+  auto info = std::make_unique<QueuedPodInfo>(std::move(pod));
+  info->timestamp = clock_.Now();
+  info->initial_attempt_timestamp = info->timestamp;
+  return info;
+}
+
+PriorityQueue::Entry* PriorityQueue::Find(std::string_view key) {
+  auto it = pods_.find(key);
+  return it == pods_.end() ? nullptr : &it->second;
+}
+
+PriorityQueue::Entry* PriorityQueue::Insert(QueuedPodInfoPtr info) {
+  std::string_view key = info->Key();  // the entry's own info keeps this alive
+  auto [it, inserted] = pods_.try_emplace(key);
+  it->second.info = std::move(info);
+  return &it->second;
+}
+
+QueuedPodInfoPtr PriorityQueue::Extract(Entry* e) {
+  Detach(e);
+  auto it = pods_.find(e->info->Key());
+  QueuedPodInfoPtr info = std::move(it->second.info);
+  pods_.erase(it);
+  return info;
+}
+
+void PriorityQueue::Place(Entry* e, SubQueue q) {
+  e->where = q;
+  switch (q) {
+    case SubQueue::kActive:
+      e->priority = e->info->pod_info.priority;
+      e->sort_timestamp = e->info->timestamp;
+      active_.Push(e);
+      break;
+    case SubQueue::kBackoff:
+      e->backoff_expiry = BackoffExpiry(*e->info);
+      backoff_.Push(e);
+      break;
+    case SubQueue::kUnschedulable:
+      e->index = unschedulable_.size();
+      unschedulable_.push_back(e);
+      if (e->info->gated) ++gated_;
+      break;
+    case SubQueue::kNone:
+      break;
+  }
+}
+
+void PriorityQueue::Detach(Entry* e) {
+  switch (e->where) {
+    case SubQueue::kActive:
+      active_.Remove(e);
+      break;
+    case SubQueue::kBackoff:
+      backoff_.Remove(e);
+      break;
+    case SubQueue::kUnschedulable: {
+      Entry* last = unschedulable_.back();
+      unschedulable_[e->index] = last;
+      last->index = e->index;
+      unschedulable_.pop_back();
+      if (e->info->gated) --gated_;
+      break;
+    }
+    case SubQueue::kNone:
+      break;
+  }
+  e->where = SubQueue::kNone;
+}
+
+SubQueue PriorityQueue::AddToActiveOrGate(Entry* e) {
+  QueuedPodInfo& info = *e->info;
+  for (framework::PreEnqueuePlugin* plugin : ProfileFor(info.pod()).pre_enqueue_plugins) {
+    framework::Status s = plugin->PreEnqueue(info.pod());
+    if (s.IsSuccess()) continue;
+    if (s.code() == framework::Code::kError) {
+      KLOG(ERROR) << "PreEnqueue plugin failed pod=\"" << info.Key() << "\" plugin=\"" << plugin->Name()
+                  << "\" status=\"" << s.ToString() << "\"";
+    } else {
+      KLOG_V(4) << "Pod gated pod=\"" << info.Key() << "\" plugin=\"" << plugin->Name() << "\" status=\""
+                << s.ToString() << "\"";
+    }
+    info.gated = true;
+    info.gating_plugin = std::string(plugin->Name());
+    info.unschedulable_plugins.emplace(plugin->Name());
+    Place(e, SubQueue::kUnschedulable);
+    return SubQueue::kUnschedulable;
+  }
+  info.gated = false;
+  info.gating_plugin.clear();
+  Place(e, SubQueue::kActive);
+  return SubQueue::kActive;
+}
+
+SubQueue PriorityQueue::Requeue(Entry* e, Strategy s, std::string_view event, Clock::time_point now) {
+  SubQueue q;
+  if (s == Strategy::kSkip) {
+    Place(e, SubQueue::kUnschedulable);
+    q = SubQueue::kUnschedulable;
+  } else if (s == Strategy::kAfterBackoff && IsBackingOff(*e->info, now)) {
+    Place(e, SubQueue::kBackoff);
+    q = SubQueue::kBackoff;
+  } else {
+    q = AddToActiveOrGate(e);
+    if (e->info->gated) return q;  // held by PreEnqueue: not an arrival in any queue
+  }
+  metrics_.IncomingPod(SubQueueName(q), event);
+  KLOG_V(5) << "Pod moved to an internal scheduling queue pod=\"" << e->info->Key() << "\" event=\"" << event
+            << "\" queue=\"" << SubQueueName(q) << "\"";
+  return q;
+}
+
+// ---- requeue decisions ----------------------------------------------------------------
+
+PriorityQueue::Strategy PriorityQueue::WorthRequeuing(const QueuedPodInfo& info,
+                                                      const framework::ClusterEvent& event,
+                                                      std::span<const RegisteredHint* const> hints,
+                                                      const void* old_obj, const void* new_obj) const {
+  // No plugin rejected it (an internal error): any event is worth a retry.
+  if (info.unschedulable_plugins.empty() && info.pending_plugins.empty()) return Strategy::kAfterBackoff;
+  // Someone wants every pod retried (timeouts, forced flushes).
+  if (event.IsWildCard()) return Strategy::kAfterBackoff;
+  Strategy result = Strategy::kSkip;
+  for (const RegisteredHint* h : hints) {
+    bool pending = info.pending_plugins.contains(h->plugin);
+    if (!pending && !info.unschedulable_plugins.contains(h->plugin)) continue;
+    framework::QueueingHint hint = framework::QueueingHint::kQueue;
+    if (h->fn) {
+      StatusOr<framework::QueueingHint> r = h->fn(info.pod(), old_obj, new_obj);
+      if (r.ok()) {
+        hint = *r;
+      } else {
+        // Queue on error: a broken hint must not strand the pod.
+        KLOG(ERROR) << "QueueingHintFn returned an error pod=\"" << info.Key() << "\" plugin=\"" << h->plugin
+                    << "\" event=\"" << event.label << "\" err=\"" << r.status().ToString() << "\"";
+      }
+    }
+    if (hint == framework::QueueingHint::kSkip) continue;
+    // Pending plugins wait for something outside the scheduler: retry at once.
+    if (pending) return Strategy::kImmediately;
+    if (info.pending_plugins.empty()) return Strategy::kAfterBackoff;
+    result = Strategy::kAfterBackoff;  // a pending plugin may still say "immediately"
+  }
+  return result;
+}
+
+PriorityQueue::Strategy PriorityQueue::ReplayInFlightEvents(const QueuedPodInfo& info, const std::string& id) {
+  auto marker = in_flight_pods_.find(id);
+  if (marker == in_flight_pods_.end()) return Strategy::kSkip;
+  const ClusterEventMap& map = ProfileFor(info.pod()).cluster_event_map;
+  std::vector<const RegisteredHint*> hints;
+  Strategy result = Strategy::kSkip;
+  for (uint64_t seq = std::max(marker->second, first_event_seq_);
+       seq < first_event_seq_ + in_flight_events_.size(); ++seq) {
+    const InFlightEvent* it = &in_flight_events_[seq - first_event_seq_];
+    if (!it->target.empty() && it->target != id) continue;
+    if (it->force_activate) return Strategy::kImmediately;
+    hints.clear();
+    map.MatchingHints(it->event, &hints);
+    switch (WorthRequeuing(info, it->event, hints, it->old_obj.get(), it->new_obj.get())) {
+      case Strategy::kSkip:
+        break;
+      case Strategy::kImmediately:
+        return Strategy::kImmediately;
+      case Strategy::kAfterBackoff:
+        if (info.pending_plugins.empty()) return Strategy::kAfterBackoff;
+        result = Strategy::kAfterBackoff;
+        break;
+    }
+  }
+  return result;
+}
+
+void PriorityQueue::RecordInFlightEvent(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj,
+                                        std::shared_ptr<const void> new_obj, std::string target,
+                                        bool force_activate) {
+  if (!options_.queueing_hints || in_flight_pods_.empty()) return;
+  if (!target.empty() && !in_flight_pods_.contains(target)) return;
+  in_flight_events_.push_back(InFlightEvent{.event = event,
+                                        .old_obj = std::move(old_obj),
+                                        .new_obj = std::move(new_obj),
+                                        .target = std::move(target),
+                                        .force_activate = force_activate});
+}
+
+void PriorityQueue::DoneLocked(const std::string& id) {
+  auto it = in_flight_pods_.find(id);
+  if (it == in_flight_pods_.end()) return;
+  auto start = in_flight_starts_.find(it->second);
+  in_flight_pods_.erase(it);
+  if (--start->second > 0) return;
+  in_flight_starts_.erase(start);
+  // Events older than the oldest in-flight pod's start can no longer matter to anyone.
+  uint64_t keep_from = in_flight_starts_.empty() ? first_event_seq_ + in_flight_events_.size()
+                                                 : in_flight_starts_.begin()->first;
+  while (first_event_seq_ < keep_from && !in_flight_events_.empty()) {
+    in_flight_events_.pop_front();
+    ++first_event_seq_;
+  }
+}
+
+const std::vector<const RegisteredHint*>& PriorityQueue::HintCache::For(const QueueProfile& profile,
+                                                                        const framework::ClusterEvent& event) {
+  for (auto& [p, hints] : entries) {
+    if (p == &profile) return hints;
+  }
+  entries.emplace_back(&profile, std::vector<const RegisteredHint*>());
+  profile.cluster_event_map.MatchingHints(event, &entries.back().second);
+  return entries.back().second;
+}
+
+bool PriorityQueue::AnyProfileInterested(const framework::ClusterEvent& event) const {
+  if (default_profile_.cluster_event_map.IsEventOfInterest(event)) return true;
+  for (const auto& [name, profile] : options_.profiles) {
+    if (profile.cluster_event_map.IsEventOfInterest(event)) return true;
+  }
+  return false;
+}
+
+void PriorityQueue::MovePods(const std::vector<Entry*>& entries, const framework::ClusterEvent& event,
+                             const void* old_obj, const void* new_obj) {
+  Clock::time_point now = clock_.Now();
+  HintCache cache;
+  bool activated = false;
+  for (Entry* e : entries) {
+    // Gated pods leave only through an update that lets PreEnqueue pass.
+    if (e->info->gated) continue;
+    Strategy s = WorthRequeuing(*e->info, event, cache.For(ProfileFor(e->info->pod()), event), old_obj, new_obj);
+    if (s == Strategy::kSkip) continue;
+    Detach(e);
+    if (Requeue(e, s, event.label, now) == SubQueue::kActive) activated = true;
+  }
+  move_request_cycle_ = scheduling_cycle_;
+  if (activated) cv_.notify_all();
+}
+
+void PriorityQueue::MoveAllLocked(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj,
+                                  std::shared_ptr<const void> new_obj, const PreEnqueueCheck& pre_check) {
+  // No plugin cares: skip the scan (and leave moveRequestCycle alone).
+  if (!AnyProfileInterested(event)) return;
+  std::vector<Entry*> entries;
+  entries.reserve(unschedulable_.size());
+  for (Entry* e : unschedulable_) {
+    if (!pre_check || pre_check(e->info->pod())) entries.push_back(e);
+  }
+  MovePods(entries, event, old_obj.get(), new_obj.get());
+  RecordInFlightEvent(event, std::move(old_obj), std::move(new_obj), {}, false);
+}
+
+// ---- public API -----------------------------------------------------------------------
+
+Status PriorityQueue::Add(api::PodPtr pod) {
+  MutexLock lock(mu_);
+  if (Entry* old = Find(pod->Key())) {
+    // The informer adds a pod once; a stale entry would be a bug elsewhere. Keep one.
+    KLOG(ERROR) << "Pod is already in the " << SubQueueName(old->where) << " queue; replacing it pod=\""
+                << pod->Key() << "\"";
+    Extract(old);
+  }
+  Entry* e = Insert(NewQueuedPodInfo(std::move(pod)));
+  if (AddToActiveOrGate(e) != SubQueue::kActive) return Status::OK();
+  metrics_.IncomingPod(kActiveQueueName, kPodAddEvent);
+  nominator_.AddNominatedPod(e->info->pod_ptr());
+  cv_.notify_one();
+  return Status::OK();
+}
+
+void PriorityQueue::Activate(std::span<const api::PodPtr> pods) {
+  MutexLock lock(mu_);
+  bool activated = false;
+  for (const api::PodPtr& pod : pods) {
+    Entry* e = Find(pod->Key());
+    if (e == nullptr) {
+      // In flight: make its coming back go straight to activeQ.
+      RecordInFlightEvent(framework::kForceActivate, nullptr, pod, IdOf(*pod), true);
+      continue;
+    }
+    if (e->where == SubQueue::kActive) continue;
+    Detach(e);
+    if (AddToActiveOrGate(e) == SubQueue::kActive) {
+      metrics_.IncomingPod(kActiveQueueName, framework::kForceActivate.label);
+      activated = true;
+    }
+  }
+  if (activated) cv_.notify_all();
+}
+
+Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, int64_t pod_scheduling_cycle) {
+  MutexLock lock(mu_);
+  std::string id = IdOf(info->pod());
+  if (Entry* existing = Find(info->Key())) {
+    DoneLocked(id);
+    return Status(StatusCode::kAlreadyExists, "Pod " + info->Key() + " is already present in the " +
+                                                  std::string(SubQueueName(existing->where)) + " queue");
+  }
+  Clock::time_point now = clock_.Now();
+  info->timestamp = now;  // backoff counts from the failure
+
+  Strategy s;
+  if (info->unschedulable_plugins.empty() && info->pending_plugins.empty()) {
+    // An internal error, not a rejection: no event will "fix" it, so retry after backoff.
+    s = Strategy::kAfterBackoff;
+  } else if (options_.queueing_hints && in_flight_pods_.contains(id)) {
+    s = ReplayInFlightEvents(*info, id);
+  } else {
+    // A move request during this pod's attempt may have made it schedulable.
+    s = move_request_cycle_ >= pod_scheduling_cycle ? Strategy::kAfterBackoff : Strategy::kSkip;
+  }
+  DoneLocked(id);
+
+  Entry* e = Insert(std::move(info));
+  SubQueue q = Requeue(e, s, kScheduleAttemptFailure, now);
+  nominator_.AddNominatedPod(e->info->pod_ptr());
+  if (q == SubQueue::kActive) cv_.notify_one();
+  return Status::OK();
+}
+
+int64_t PriorityQueue::SchedulingCycle() const {
+  MutexLock lock(mu_);
+  return scheduling_cycle_;
+}
+
+QueuedPodInfoPtr PriorityQueue::Pop() {
+  MutexLock lock(mu_);
+  while (active_.empty() && !closed_) cv_.wait(lock);
+  if (closed_) return nullptr;
+  QueuedPodInfoPtr info = Extract(active_.Top());
+  ++info->attempts;
+  ++scheduling_cycle_;
+  // The next failure records its own rejectors.
+  info->unschedulable_plugins.clear();
+  info->pending_plugins.clear();
+  std::string id = IdOf(info->pod());
+  DoneLocked(id);  // a stale marker for the same pod would shadow this attempt's events
+  // Starts are non-decreasing, so the new one is always at the end of the map.
+  uint64_t start = first_event_seq_ + in_flight_events_.size();
+  in_flight_starts_.emplace_hint(in_flight_starts_.end(), start, 0)->second++;
+  in_flight_pods_.emplace(std::move(id), start);
+  return info;
+}
+
+void PriorityQueue::Done(const api::Pod& pod) {
+  MutexLock lock(mu_);
+  DoneLocked(IdOf(pod));
+}
+
+void PriorityQueue::Done(std::string_view uid_or_key) {
+  MutexLock lock(mu_);
+  DoneLocked(std::string(uid_or_key));
+}
+
+Status PriorityQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
+  MutexLock lock(mu_);
+  const api::Pod& old_ref = old_pod ? *old_pod : *new_pod;
+  Entry* e = Find(new_pod->Key());
+  if (e == nullptr) {
+    std::string id = IdOf(*new_pod);
+    if (in_flight_pods_.contains(id)) {
+      // Being scheduled: re-adding it would schedule it twice (kubernetes#118226).
+      // Remember the update; it is replayed if this attempt fails.
+      nominator_.UpdateNominatedPod(old_ref, new_pod);
+      if (options_.queueing_hints) {
+        RecordInFlightEvent(framework::kUnscheduledPodUpdate, old_pod, new_pod, id, false);
+      } else {
+        move_request_cycle_ = scheduling_cycle_;
+      }
+      return Status::OK();
+    }
+    // Not queued at all (e.g. its add was missed): treat as new.
+    e = Insert(NewQueuedPodInfo(std::move(new_pod)));
+    if (AddToActiveOrGate(e) == SubQueue::kActive) {
+      metrics_.IncomingPod(kActiveQueueName, kPodUpdateEvent);
+      nominator_.AddNominatedPod(e->info->pod_ptr());
+      cv_.notify_one();
+    }
+    return Status::OK();
+  }
+
+  nominator_.UpdateNominatedPod(old_ref, new_pod);
+  switch (e->where) {
+    case SubQueue::kActive:
+      e->info->pod_info.Update(std::move(new_pod));
+      e->priority = e->info->pod_info.priority;
+      active_.Fix(e);  // priority may have changed
+      return Status::OK();
+    case SubQueue::kBackoff:
+      // Stays: an update does not cut a backoff short (its expiry does not change).
+      e->info->pod_info.Update(std::move(new_pod));
+      return Status::OK();
+    case SubQueue::kUnschedulable:
+    case SubQueue::kNone:
+      break;
+  }
+  bool changed = !old_pod || PodSchedulingPropertiesChanged(*old_pod, *new_pod);
+  e->info->pod_info.Update(new_pod);
+  if (!changed) return Status::OK();
+  Strategy s = Strategy::kAfterBackoff;
+  if (options_.queueing_hints) {
+    std::vector<const RegisteredHint*> hints;
+    ProfileFor(*new_pod).cluster_event_map.MatchingHints(framework::kUnscheduledPodUpdate, &hints);
+    s = WorthRequeuing(*e->info, framework::kUnscheduledPodUpdate, hints, old_pod.get(), new_pod.get());
+  }
+  if (s == Strategy::kSkip) return Status::OK();
+  Detach(e);
+  if (Requeue(e, s, kPodUpdateEvent, clock_.Now()) == SubQueue::kActive) cv_.notify_one();
+  return Status::OK();
+}
+
+void PriorityQueue::Delete(const api::Pod& pod) {
+  MutexLock lock(mu_);
+  nominator_.DeleteNominatedPodIfExists(pod);
+  if (Entry* e = Find(pod.Key())) Extract(e);
+}
+
+void PriorityQueue::MoveAllToActiveOrBackoffQueue(const framework::ClusterEvent& event,
+                                                  std::shared_ptr<const void> old_obj,
+                                                  std::shared_ptr<const void> new_obj,
+                                                  const PreEnqueueCheck& pre_check) {
+  MutexLock lock(mu_);
+  MoveAllLocked(event, std::move(old_obj), std::move(new_obj), pre_check);
+}
+
+void PriorityQueue::AssignedPodEvent(const framework::ClusterEvent& event, const api::PodPtr& old_pod,
+                                     const api::PodPtr& pod) {
+  MutexLock lock(mu_);
+  // Only pods whose required affinity this pod satisfies can be helped by its arrival.
+  std::vector<Entry*> entries;
+  for (Entry* e : unschedulable_) {
+    if (AffinityTermMatches(e->info->pod(), *pod)) entries.push_back(e);
+  }
+  MovePods(entries, event, old_pod.get(), pod.get());
+  RecordInFlightEvent(event, old_pod, pod, {}, false);
+}
+
+void PriorityQueue::AssignedPodAdded(const api::PodPtr& pod) {
+  AssignedPodEvent(framework::kAssignedPodAdd, nullptr, pod);
+}
+
+void PriorityQueue::AssignedPodUpdated(const api::PodPtr& old_pod, const api::PodPtr& new_pod) {
+  AssignedPodEvent(framework::kAssignedPodUpdate, old_pod, new_pod);
+}
+
+std::vector<api::PodPtr> PriorityQueue::PendingPods() const {
+  MutexLock lock(mu_);
+  std::vector<api::PodPtr> out;
+  out.reserve(pods_.size());
+  for (const auto& [key, e] : pods_) out.push_back(e.info->pod_ptr());
+  return out;
+}
+
+PendingPodCounts PriorityQueue::PendingCounts() const {
+  MutexLock lock(mu_);
+  return {.active = active_.size(),
+          .backoff = backoff_.size(),
+          .unschedulable = unschedulable_.size() - gated_,
+          .gated = gated_};
+}
+
+size_t PriorityQueue::Len() const {
+  MutexLock lock(mu_);
+  return pods_.size();
+}
+
+void PriorityQueue::FlushBackoffQCompleted() {
+  MutexLock lock(mu_);
+  Clock::time_point now = clock_.Now();
+  bool activated = false;
+  while (!backoff_.empty() && backoff_.Top()->backoff_expiry <= now) {
+    Entry* e = backoff_.Pop();
+    e->where = SubQueue::kNone;
+    if (AddToActiveOrGate(e) == SubQueue::kActive) {
+      metrics_.IncomingPod(kActiveQueueName, kBackoffComplete);
+      activated = true;
+    }
+  }
+  if (activated) cv_.notify_all();
+}
+
+void PriorityQueue::FlushUnschedulablePodsLeftover() {
+  MutexLock lock(mu_);
+  Clock::time_point now = clock_.Now();
+  std::vector<Entry*> entries;
+  for (Entry* e : unschedulable_) {
+    if (now - e->info->timestamp > options_.max_in_unschedulable) entries.push_back(e);
+  }
+  // Not recorded for in-flight pods: a timeout elsewhere says nothing about them.
+  if (!entries.empty()) MovePods(entries, framework::kUnschedulableTimeout, nullptr, nullptr);
+}
+
+void PriorityQueue::FlushLoop(Clock::duration period, void (PriorityQueue::*flush)(), std::stop_token stop) {
+  while (clock_.SleepUntil(clock_.Now() + period, stop)) (this->*flush)();
+}
+
+void PriorityQueue::Run() {
+  MutexLock lock(mu_);
+  if (closed_ || !loops_.empty()) return;
+  std::stop_token stop = stop_.get_token();
+  loops_.emplace_back([this, stop] {
+    FlushLoop(options_.backoff_flush_period, &PriorityQueue::FlushBackoffQCompleted, stop);
+  });
+  loops_.emplace_back([this, stop] {
+    FlushLoop(options_.unschedulable_flush_period, &PriorityQueue::FlushUnschedulablePodsLeftover, stop);
+  });
+}
+
+void PriorityQueue::Close() {
+  {
+    MutexLock lock(mu_);
+    closed_ = true;
+  }
+  stop_.request_stop();
+  cv_.notify_all();
+}
+
+SubQueue PriorityQueue::Where(std::string_view key) const {
+  MutexLock lock(mu_);
+  auto it = pods_.find(key);
+  return it == pods_.end() ? SubQueue::kNone : it->second.where;
+}
+
+size_t PriorityQueue::InFlightPods() const {
+  MutexLock lock(mu_);
+  return in_flight_pods_.size();
+}
+
+size_t PriorityQueue::InFlightEvents() const {
+  MutexLock lock(mu_);
+  return in_flight_events_.size();
+}
+
+int64_t PriorityQueue::MoveRequestCycle() const {
+  MutexLock lock(mu_);
+  return move_request_cycle_;
+}
+
+}  // namespace ksched::queue

@@ -1,0 +1,177 @@
+// PriorityQueue: the SchedulingQueue implementation (see scheduling_queue.h for the
+// contract). One mutex guards everything; Pop() waits on a condition variable.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "pkg/queue/heap.h"
+#include "pkg/queue/scheduling_queue.h"
+#include "pkg/util/mutex.h"
+#include "pkg/util/thread_annotations.h"
+
+namespace ksched::queue {
+
+enum class SubQueue : uint8_t { kNone, kActive, kBackoff, kUnschedulable };
+std::string_view SubQueueName(SubQueue q);
+
+class PriorityQueue final : public SchedulingQueue {
+ public:
+  explicit PriorityQueue(QueueOptions options);
+  ~PriorityQueue() override;
+  PriorityQueue(const PriorityQueue&) = delete;
+  PriorityQueue& operator=(const PriorityQueue&) = delete;
+
+  Status Add(api::PodPtr pod) override EXCLUDES(mu_);
+  void Activate(std::span<const api::PodPtr> pods) override EXCLUDES(mu_);
+  Status AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, int64_t pod_scheduling_cycle) override
+      EXCLUDES(mu_);
+  int64_t SchedulingCycle() const override EXCLUDES(mu_);
+  QueuedPodInfoPtr Pop() override EXCLUDES(mu_);
+  void Done(const api::Pod& pod) override EXCLUDES(mu_);
+  void Done(std::string_view uid_or_key) override EXCLUDES(mu_);
+  Status Update(const api::PodPtr& old_pod, api::PodPtr new_pod) override EXCLUDES(mu_);
+  void Delete(const api::Pod& pod) override EXCLUDES(mu_);
+  // Same defaults as the interface (callers through PriorityQueue see them too).
+  void MoveAllToActiveOrBackoffQueue(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj = nullptr,
+                                     std::shared_ptr<const void> new_obj = nullptr,
+                                     const PreEnqueueCheck& pre_check = nullptr) override EXCLUDES(mu_);
+  void AssignedPodAdded(const api::PodPtr& pod) override EXCLUDES(mu_);
+  void AssignedPodUpdated(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override EXCLUDES(mu_);
+  std::vector<api::PodPtr> PendingPods() const override EXCLUDES(mu_);
+  PendingPodCounts PendingCounts() const override EXCLUDES(mu_);
+  size_t Len() const override EXCLUDES(mu_);
+  void Run() override EXCLUDES(mu_);
+  void Close() override EXCLUDES(mu_);
+  Nominator& nominator() override { return nominator_; }
+
+  // The two background flushes, also callable directly (tests, or a caller that drives
+  // its own timers).
+  // Moves every pod whose backoff has expired from backoffQ to activeQ.
+  void FlushBackoffQCompleted() EXCLUDES(mu_);
+  // Moves pods that stayed in unschedulablePods longer than max_in_unschedulable
+  // (event UnschedulableTimeout).
+  void FlushUnschedulablePodsLeftover() EXCLUDES(mu_);
+
+  // Introspection for tests and debug endpoints.
+  SubQueue Where(std::string_view key) const EXCLUDES(mu_);
+  size_t InFlightPods() const EXCLUDES(mu_);
+  size_t InFlightEvents() const EXCLUDES(mu_);
+  int64_t MoveRequestCycle() const EXCLUDES(mu_);
+
+ private:
+  // One queued pod. Entries live in `pods_` (node-based, so addresses are stable); the
+  // sub-queues hold pointers to them.
+  struct Entry {
+    QueuedPodInfoPtr info;
+    SubQueue where = SubQueue::kNone;
+    size_t index = 0;                   // position in its heap / unschedulable list
+    Clock::time_point backoff_expiry{};  // cached while in backoffQ
+    // PrioritySort keys, cached while in activeQ so comparisons touch only the entry.
+    int32_t priority = 0;
+    Clock::time_point sort_timestamp{};
+  };
+  struct ActiveLess {
+    const framework::LessFn* less;  // null: PrioritySort on the cached keys
+    bool operator()(const Entry& a, const Entry& b) const {
+      if (less == nullptr) {
+        return a.priority > b.priority || (a.priority == b.priority && a.sort_timestamp < b.sort_timestamp);
+      }
+      return (*less)(*a.info, *b.info);
+    }
+  };
+  struct BackoffLess {
+    bool operator()(const Entry& a, const Entry& b) const { return a.backoff_expiry < b.backoff_expiry; }
+  };
+  enum class Strategy { kSkip, kAfterBackoff, kImmediately };
+  // An event received while some pod was in flight. Events get consecutive sequence
+  // numbers; a popped pod remembers the first sequence number after its pop, so its
+  // relevant events are exactly those from there on. Events older than every in-flight
+  // pod's start are dropped.
+  struct InFlightEvent {
+    framework::ClusterEvent event;
+    std::shared_ptr<const void> old_obj, new_obj;
+    std::string target;           // set: concerns only this pod (its own update, Activate)
+    bool force_activate = false;  // Activate() of the target: requeue it immediately
+  };
+
+  // Matching hints per profile for one event, computed once per move request.
+  struct HintCache {
+    const std::vector<const RegisteredHint*>& For(const QueueProfile& profile, const framework::ClusterEvent& event);
+    std::vector<std::pair<const QueueProfile*, std::vector<const RegisteredHint*>>> entries;
+  };
+
+  static std::string IdOf(const api::Pod& pod);
+  const QueueProfile& ProfileFor(const api::Pod& pod) const;
+  bool AnyProfileInterested(const framework::ClusterEvent& event) const;
+  Clock::time_point BackoffExpiry(const framework::QueuedPodInfo& info) const;
+  bool IsBackingOff(const framework::QueuedPodInfo& info, Clock::time_point now) const;
+
+  Entry* Find(std::string_view key) REQUIRES(mu_);
+  Entry* Insert(QueuedPodInfoPtr info) REQUIRES(mu_);
+  // Detaches the entry, removes it from pods_ and hands back its info.
+  QueuedPodInfoPtr Extract(Entry* e) REQUIRES(mu_);
+  void Detach(Entry* e) REQUIRES(mu_);
+  void Place(Entry* e, SubQueue q) REQUIRES(mu_);
+  // Runs PreEnqueue; places the (detached) entry in activeQ or, gated, unschedulablePods.
+  SubQueue AddToActiveOrGate(Entry* e) REQUIRES(mu_);
+  // Places a detached entry according to `s`; records the incoming-pod metric.
+  SubQueue Requeue(Entry* e, Strategy s, std::string_view event, Clock::time_point now) REQUIRES(mu_);
+
+  Strategy WorthRequeuing(const framework::QueuedPodInfo& info, const framework::ClusterEvent& event,
+                          std::span<const RegisteredHint* const> hints, const void* old_obj,
+                          const void* new_obj) const REQUIRES(mu_);
+  Strategy ReplayInFlightEvents(const framework::QueuedPodInfo& info, const std::string& id) REQUIRES(mu_);
+  void RecordInFlightEvent(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj,
+                           std::shared_ptr<const void> new_obj, std::string target, bool force_activate)
+      REQUIRES(mu_);
+  void DoneLocked(const std::string& id) REQUIRES(mu_);
+  // Moves the given unschedulable entries on `event`; updates moveRequestCycle.
+  void MovePods(const std::vector<Entry*>& entries, const framework::ClusterEvent& event, const void* old_obj,
+                const void* new_obj) REQUIRES(mu_);
+  void MoveAllLocked(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj,
+                     std::shared_ptr<const void> new_obj, const PreEnqueueCheck& pre_check) REQUIRES(mu_);
+  void AssignedPodEvent(const framework::ClusterEvent& event, const api::PodPtr& old_pod, const api::PodPtr& pod)
+      EXCLUDES(mu_);
+  QueuedPodInfoPtr NewQueuedPodInfo(api::PodPtr pod) const;
+  void FlushLoop(Clock::duration period, void (PriorityQueue::*flush)(), std::stop_token stop);
+
+  QueueOptions options_;  // pre_enqueue_plugins/cluster_event_map moved to default_profile_
+  Clock& clock_;
+  QueueMetricsRecorder& metrics_;
+  framework::LessFn less_;
+  QueueProfile default_profile_;
+  Nominator nominator_;
+
+  mutable Mutex mu_;
+  std::condition_variable_any cv_;  // activeQ became non-empty, or closed
+  // Every queued pod by namespace/name (keys view the entry's own info->Key()).
+  std::unordered_map<std::string_view, Entry> pods_ GUARDED_BY(mu_);
+  IndexedHeap<Entry, ActiveLess, &Entry::index> active_ GUARDED_BY(mu_);
+  IndexedHeap<Entry, BackoffLess, &Entry::index> backoff_ GUARDED_BY(mu_);
+  std::vector<Entry*> unschedulable_ GUARDED_BY(mu_);  // swap-remove via Entry::index
+  size_t gated_ GUARDED_BY(mu_) = 0;
+  int64_t scheduling_cycle_ GUARDED_BY(mu_) = 0;
+  // The cycle at the last move request; -1: none yet.
+  int64_t move_request_cycle_ GUARDED_BY(mu_) = -1;
+  bool closed_ GUARDED_BY(mu_) = false;
+  std::deque<InFlightEvent> in_flight_events_ GUARDED_BY(mu_);
+  uint64_t first_event_seq_ GUARDED_BY(mu_) = 0;  // sequence number of in_flight_events_.front()
+  // In-flight pod id -> sequence number of the first event it must see.
+  std::unordered_map<std::string, uint64_t> in_flight_pods_ GUARDED_BY(mu_);
+  // Start sequence -> number of in-flight pods with that start (begin() is the oldest).
+  std::map<uint64_t, size_t> in_flight_starts_ GUARDED_BY(mu_);
+  std::vector<std::jthread> loops_ GUARDED_BY(mu_);
+  std::stop_source stop_;
+};
+
+}  // namespace ksched::queue

@@ -1,0 +1,423 @@
+// Rules of the seeds (/work/shared/seeds), one test per rule; each cites the seed text.
+#include "pkg/queue/priority_queue.h"
+
+#include <gtest/gtest.h>
+
+#include "pkg/queue/queue_test_util.h"
+
+namespace ksched::queue {
+namespace {
+
+using framework::PluginSet;
+using std::chrono::seconds;
+using testing::FakeEnqueuePlugin;
+using testing::MakePod;
+using testing::WithChange;
+
+class PriorityQueueTest : public ::testing::Test {
+ protected:
+  // Fit registers Node Add/Update and Pod Delete; NodeAffinity registers Node Add/Update.
+  void Make(bool hints = false, std::function<void(QueueOptions&)> tweak = nullptr) {
+    QueueOptions o;
+    o.clock = &clock_;
+    o.queueing_hints = hints;
+    framework::Plugin* plugins[] = {&fit_, &affinity_};
+    o.cluster_event_map = ClusterEventMap::FromPlugins(plugins);
+    if (tweak) tweak(o);
+    q_ = std::make_unique<PriorityQueue>(std::move(o));
+  }
+  QueuedPodInfoPtr PopName(const std::string& name) {
+    QueuedPodInfoPtr info = q_->Pop();
+    EXPECT_NE(info, nullptr);
+    if (info) {
+      EXPECT_EQ(info->pod().metadata.name, name);
+    }
+    return info;
+  }
+  // Adds, pops and fails a pod with `rejectors`; returns the cycle it was popped in.
+  void AddPopFail(const std::string& name, PluginSet rejectors) {
+    ASSERT_TRUE(q_->Add(MakePod(name)).ok());
+    QueuedPodInfoPtr info = PopName(name);
+    int64_t cycle = q_->SchedulingCycle();
+    info->unschedulable_plugins = std::move(rejectors);
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), cycle).ok());
+  }
+  SubQueue Where(const std::string& name) { return q_->Where("default/" + name); }
+
+  FakeClock clock_;
+  FakeEnqueuePlugin fit_{"Fit",
+                         {{{framework::EventResource::kPod, framework::kDelete, ""}, nullptr},
+                          {{framework::EventResource::kNode, framework::kAdd | framework::kUpdate, ""}, nullptr}}};
+  FakeEnqueuePlugin affinity_{"NodeAffinity",
+                              {{{framework::EventResource::kNode, framework::kAdd | framework::kUpdate, ""}, nullptr}}};
+  std::unique_ptr<PriorityQueue> q_;
+};
+
+// Seed 000 "ActiveQueue: 堆结构, 按优先级排序" + PrioritySort (seed 003): higher priority
+// first, then earlier timestamp.
+TEST_F(PriorityQueueTest, PopOrderIsPriorityThenTimestamp) {
+  Make();
+  struct Add {
+    std::string name;
+    int32_t priority;
+  };
+  const Add adds[] = {{"low", 1}, {"high-late", 10}, {"mid", 5}, {"high-later", 10}, {"low2", 1}};
+  // high-late is added before high-later, so it wins the tie.
+  for (const Add& a : adds) {
+    ASSERT_TRUE(q_->Add(MakePod(a.name, a.priority)).ok());
+    clock_.Advance(seconds(1));
+  }
+  for (std::string want : {"high-late", "high-later", "mid", "low", "low2"}) PopName(want);
+}
+
+// Seed 004 Pop(): "pInfo.Attempts++; p.schedulingCycle++".
+TEST_F(PriorityQueueTest, PopIncrementsAttemptsAndCycle) {
+  Make();
+  ASSERT_TRUE(q_->Add(MakePod("p")).ok());
+  EXPECT_EQ(q_->SchedulingCycle(), 0);
+  auto info = PopName("p");
+  EXPECT_EQ(info->attempts, 1);
+  EXPECT_EQ(q_->SchedulingCycle(), 1);
+  info->unschedulable_plugins = {"Fit"};
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 1).ok());
+  q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd);
+  clock_.Advance(seconds(2));
+  q_->FlushBackoffQCompleted();
+  info = PopName("p");
+  EXPECT_EQ(info->attempts, 2);
+  EXPECT_EQ(q_->SchedulingCycle(), 2);
+  // A popped pod's rejectors are cleared for the next attempt.
+  EXPECT_TRUE(info->unschedulable_plugins.empty());
+}
+
+// Seed 003: "schedulingCycle 与 moveRequestCycle 相比: 小于等于 → podBackoffQ; 大于 →
+// unschedulablePods" (the seeds' rule; queueing hints off).
+TEST_F(PriorityQueueTest, MoveRequestCycleDecidesBackoffOrUnschedulable) {
+  struct Case {
+    std::string name;
+    bool move_before_pop, move_during_attempt;
+    SubQueue want;
+  };
+  const Case cases[] = {
+      {"no move request", false, false, SubQueue::kUnschedulable},
+      {"move request during attempt", false, true, SubQueue::kBackoff},
+      {"move request before pop only", true, false, SubQueue::kUnschedulable},
+  };
+  for (const Case& c : cases) {
+    Make(false);
+    ASSERT_TRUE(q_->Add(MakePod("other")).ok());
+    ASSERT_TRUE(q_->Add(MakePod("p", -1)).ok());
+    PopName("other");  // cycle 1
+    if (c.move_before_pop) q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd);
+    auto info = PopName("p");  // cycle 2
+    int64_t cycle = q_->SchedulingCycle();
+    if (c.move_during_attempt) q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd);
+    info->unschedulable_plugins = {"Fit"};
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), cycle).ok());
+    EXPECT_EQ(Where("p"), c.want) << c.name;
+  }
+}
+
+// Seed 002: AddUnschedulableIfNotPresent "如果已经存在则不添加", checked in every sub-queue.
+TEST_F(PriorityQueueTest, AddUnschedulableRejectsQueuedPod) {
+  struct Case {
+    std::string name;
+    std::function<void(PriorityQueue&, FakeClock&)> setup;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"in activeQ", [](PriorityQueue& q, FakeClock&) { ASSERT_TRUE(q.Add(MakePod("p")).ok()); },
+       "Pod default/p is already present in the active queue"},
+      {"in unschedulablePods",
+       [](PriorityQueue& q, FakeClock&) {
+         auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p"));
+         info->unschedulable_plugins = {"Fit"};
+         ASSERT_TRUE(q.AddUnschedulableIfNotPresent(std::move(info), 5).ok());
+       },
+       "Pod default/p is already present in the unschedulable queue"},
+      {"in backoffQ",
+       [](PriorityQueue& q, FakeClock&) {
+         auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p"));
+         ASSERT_TRUE(q.AddUnschedulableIfNotPresent(std::move(info), 5).ok());  // error → backoff
+       },
+       "Pod default/p is already present in the backoff queue"},
+  };
+  for (const Case& c : cases) {
+    Make();
+    c.setup(*q_, clock_);
+    Status s = q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("p")), 0);
+    EXPECT_EQ(s.code(), StatusCode::kAlreadyExists) << c.name;
+    EXPECT_EQ(s.message(), c.message) << c.name;
+    EXPECT_EQ(q_->Len(), 1u) << c.name;  // never duplicated
+  }
+}
+
+// Seed 002: "在重新添加时，会刷新 Pod时间为最新操作的时间"; backoff counts from it (seed 000
+// getBackoffTime = Timestamp + duration), doubling per attempt.
+TEST_F(PriorityQueueTest, BackoffFromRefreshedTimestamp) {
+  struct Case {
+    int attempts;
+    Clock::duration backoff;
+  };
+  const Case cases[] = {{1, seconds(1)}, {2, seconds(2)}, {3, seconds(4)}, {4, seconds(8)}, {6, seconds(10)}};
+  for (const Case& c : cases) {
+    Make();
+    clock_.Advance(seconds(100));
+    auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p"));
+    info->attempts = c.attempts;  // no rejectors: straight to backoffQ
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+    ASSERT_EQ(Where("p"), SubQueue::kBackoff);
+    clock_.Advance(c.backoff - std::chrono::milliseconds(1));
+    q_->FlushBackoffQCompleted();
+    EXPECT_EQ(Where("p"), SubQueue::kBackoff) << c.attempts;
+    clock_.Advance(std::chrono::milliseconds(1));
+    q_->FlushBackoffQCompleted();
+    EXPECT_EQ(Where("p"), SubQueue::kActive) << c.attempts;
+    auto popped = PopName("p");
+    EXPECT_EQ(popped->timestamp, clock_.Now() - c.backoff);
+  }
+}
+
+// Seed 000 flushBackoffQCompleted: all expired pods move, in expiry order, the rest stay.
+TEST_F(PriorityQueueTest, FlushBackoffMovesOnlyExpired) {
+  Make();
+  for (int i = 1; i <= 4; ++i) {
+    auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p" + std::to_string(i)));
+    info->attempts = i;  // backoff 1s, 2s, 4s, 8s
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+  }
+  clock_.Advance(seconds(4));
+  q_->FlushBackoffQCompleted();
+  EXPECT_EQ(q_->PendingCounts().active, 3u);
+  EXPECT_EQ(q_->PendingCounts().backoff, 1u);
+  EXPECT_EQ(Where("p4"), SubQueue::kBackoff);
+}
+
+// Seed 002 flushUnschedulablePodsLeftover: "currentTime.Sub(lastScheduleTime) >
+// podMaxInUnschedulablePodsDuration" (default 5 min) → backoffQ or activeQ.
+TEST_F(PriorityQueueTest, FlushUnschedulableLeftover) {
+  struct Case {
+    std::string name;
+    Clock::duration wait;
+    Clock::duration max_backoff;
+    int attempts;
+    SubQueue want;
+  };
+  const Case cases[] = {
+      {"exactly 5 min stays", std::chrono::minutes(5), seconds(10), 1, SubQueue::kUnschedulable},
+      {"over 5 min, backoff done → activeQ", std::chrono::minutes(5) + seconds(1), seconds(10), 1, SubQueue::kActive},
+      {"over 5 min, still backing off → backoffQ", std::chrono::minutes(5) + seconds(1), std::chrono::hours(1), 20,
+       SubQueue::kBackoff},
+  };
+  for (const Case& c : cases) {
+    Make(false, [&](QueueOptions& o) { o.max_backoff = c.max_backoff; });
+    auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p"));
+    info->attempts = c.attempts;
+    info->unschedulable_plugins = {"Fit"};
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+    ASSERT_EQ(Where("p"), SubQueue::kUnschedulable);
+    clock_.Advance(c.wait);
+    q_->FlushUnschedulablePodsLeftover();
+    EXPECT_EQ(Where("p"), c.want) << c.name;
+  }
+}
+
+// Seed 003 "ClusterEventMap": an event moves only pods whose UnschedulablePlugins
+// intersect the plugins registered for it.
+TEST_F(PriorityQueueTest, MoveOnlyPodsRejectedByInterestedPlugins) {
+  struct Case {
+    framework::ClusterEvent event;
+    PluginSet rejectors;
+    bool moves;
+  };
+  const Case cases[] = {
+      {framework::kNodeAdd, {"Fit"}, true},
+      {framework::kNodeAdd, {"NodeAffinity"}, true},
+      {framework::kNodeTaintChange, {"NodeAffinity"}, true},
+      {framework::kAssignedPodDelete, {"Fit"}, true},
+      {framework::kAssignedPodDelete, {"NodeAffinity"}, false},
+      {framework::kPvcAdd, {"Fit", "NodeAffinity"}, false},
+      {framework::kNodeAdd, {"VolumeBinding"}, false},
+      {framework::kWildCardEvent, {"VolumeBinding"}, true},
+  };
+  for (const Case& c : cases) {
+    Make();
+    AddPopFail("p", c.rejectors);
+    ASSERT_EQ(Where("p"), SubQueue::kUnschedulable);
+    clock_.Advance(seconds(5));  // backoff over
+    q_->MoveAllToActiveOrBackoffQueue(c.event);
+    EXPECT_EQ(Where("p"), c.moves ? SubQueue::kActive : SubQueue::kUnschedulable) << c.event.label;
+  }
+}
+
+// Seed 000 MoveAllToActiveOrBackoffQueue: "if p.isPodBackingoff(pInfo) → podBackoffQ else
+// activeQ"; moveRequestCycle = schedulingCycle; preCheck filters.
+TEST_F(PriorityQueueTest, MoveGoesToBackoffWhileBackingOff) {
+  Make();
+  AddPopFail("a", {"Fit"});
+  AddPopFail("b", {"Fit"});
+  AddPopFail("c", {"Fit"});
+  clock_.Advance(std::chrono::milliseconds(500));
+  q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd, nullptr, nullptr,
+                                    [](const api::Pod& p) { return p.metadata.name != "c"; });
+  EXPECT_EQ(Where("a"), SubQueue::kBackoff);
+  EXPECT_EQ(Where("b"), SubQueue::kBackoff);
+  EXPECT_EQ(Where("c"), SubQueue::kUnschedulable);
+  EXPECT_EQ(q_->MoveRequestCycle(), 3);
+  clock_.Advance(seconds(1));
+  q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd);
+  EXPECT_EQ(Where("c"), SubQueue::kActive);
+  q_->FlushBackoffQCompleted();
+  EXPECT_EQ(q_->PendingCounts().active, 3u);
+}
+
+// Seed 002 Update (upstream isPodUpdated): activeQ/backoffQ update in place; an
+// unschedulable pod moves only if more than its status changed; unknown pods are added.
+TEST_F(PriorityQueueTest, Update) {
+  Make();
+  // activeQ: a priority bump re-sorts in place.
+  auto a = MakePod("a", 1), b = MakePod("b", 2);
+  ASSERT_TRUE(q_->Add(a).ok());
+  ASSERT_TRUE(q_->Add(b).ok());
+  ASSERT_TRUE(q_->Update(a, WithChange(a, [](api::Pod& p) { p.spec.priority = 3; })).ok());
+  EXPECT_EQ(q_->Len(), 2u);
+  auto popped = PopName("a");
+  EXPECT_EQ(popped->pod().Priority(), 3);
+  PopName("b");
+
+  // unschedulablePods: status-only update stays; a spec change moves it.
+  AddPopFail("u", {"Fit"});
+  auto u = MakePod("u");
+  ASSERT_TRUE(q_->Update(u, WithChange(u, [](api::Pod& p) { p.status.phase = "Pending"; })).ok());
+  EXPECT_EQ(Where("u"), SubQueue::kUnschedulable);
+  ASSERT_TRUE(q_->Update(u, WithChange(u, [](api::Pod& p) { p.metadata.labels.Set("k", "v"); })).ok());
+  EXPECT_EQ(Where("u"), SubQueue::kBackoff);  // still backing off
+  // backoffQ: stays there, with the new object.
+  auto u3 = WithChange(u, [](api::Pod& p) { p.metadata.labels.Set("k", "v3"); });
+  ASSERT_TRUE(q_->Update(u, u3).ok());
+  EXPECT_EQ(Where("u"), SubQueue::kBackoff);
+  // Not queued at all: added to activeQ.
+  ASSERT_TRUE(q_->Update(nullptr, MakePod("new")).ok());
+  EXPECT_EQ(Where("new"), SubQueue::kActive);
+  clock_.Advance(seconds(1));
+  q_->FlushBackoffQCompleted();
+  PopName("new");
+  EXPECT_EQ(PopName("u")->pod_ptr(), u3);
+}
+
+// Seed 000: a pod is in at most one sub-queue; Delete removes it from all, and from the
+// nominator (item 8).
+TEST_F(PriorityQueueTest, DeleteFromEverySubQueue) {
+  for (SubQueue where : {SubQueue::kActive, SubQueue::kBackoff, SubQueue::kUnschedulable}) {
+    Make();
+    auto pod = MakePod("p", 0, [](api::Pod& p) { p.status.nominated_node_name = "n1"; });
+    if (where == SubQueue::kActive) {
+      ASSERT_TRUE(q_->Add(pod).ok());
+    } else {
+      auto info = std::make_unique<framework::QueuedPodInfo>(pod);
+      if (where == SubQueue::kUnschedulable) info->unschedulable_plugins = {"Fit"};
+      ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+    }
+    ASSERT_EQ(Where("p"), where);
+    EXPECT_EQ(q_->nominator().NominatedPodsForNode("n1").size(), 1u);
+    q_->Delete(*pod);
+    EXPECT_EQ(Where("p"), SubQueue::kNone);
+    EXPECT_EQ(q_->Len(), 0u);
+    EXPECT_TRUE(q_->nominator().NominatedPodsForNode("n1").empty());
+  }
+}
+
+// Seed 003 Activate: "向 PodsToActivate 中写明期望直接去到 ActiveQ 的 pod".
+TEST_F(PriorityQueueTest, ActivateMovesFromBackoffAndUnschedulable) {
+  Make();
+  AddPopFail("u", {"Fit"});
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("b")), 0).ok());
+  ASSERT_EQ(Where("b"), SubQueue::kBackoff);
+  api::PodPtr pods[] = {MakePod("u"), MakePod("b"), MakePod("unknown")};
+  q_->Activate(pods);
+  EXPECT_EQ(Where("u"), SubQueue::kActive);
+  EXPECT_EQ(Where("b"), SubQueue::kActive);
+  EXPECT_EQ(Where("unknown"), SubQueue::kNone);
+}
+
+// Seed 001 "move request": an assigned pod matching a pending pod's affinity moves it
+// (AssignedPodAdd); unrelated pods stay.
+TEST_F(PriorityQueueTest, AssignedPodAddedMovesAffinityMatches) {
+  Make();
+  api::LabelSelector sel;
+  sel.match_labels.Set("app", "db");
+  auto wants_db = MakePod("wants-db", 0, [&](api::Pod& p) {
+    p.spec.affinity.emplace().pod_affinity.emplace().required.push_back({sel, {}, "zone", std::nullopt});
+  });
+  for (auto pod : {wants_db, MakePod("plain")}) {
+    ASSERT_TRUE(q_->Add(pod).ok());
+    auto info = q_->Pop();
+    info->unschedulable_plugins = {"InterPodAffinity"};  // not in the map → Legacy-free
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), q_->SchedulingCycle()).ok());
+  }
+  clock_.Advance(seconds(2));
+  auto db = MakePod("db", 0, [](api::Pod& p) {
+    p.metadata.labels.Set("app", "db");
+    p.spec.node_name = "n1";
+  });
+  // InterPodAffinity is not registered: nothing moves.
+  q_->AssignedPodAdded(db);
+  EXPECT_EQ(Where("wants-db"), SubQueue::kUnschedulable);
+  // Registered for Pod/Add: only the matching pod moves.
+  FakeEnqueuePlugin ipa("InterPodAffinity", {{{framework::EventResource::kPod, framework::kAll, ""}, nullptr}});
+  framework::Plugin* plugins[] = {&ipa};
+  Make(false, [&](QueueOptions& o) { o.cluster_event_map = ClusterEventMap::FromPlugins(plugins); });
+  for (auto pod : {wants_db, MakePod("plain")}) {
+    ASSERT_TRUE(q_->Add(pod).ok());
+    auto info = q_->Pop();
+    info->unschedulable_plugins = {"InterPodAffinity"};
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), q_->SchedulingCycle()).ok());
+  }
+  clock_.Advance(seconds(2));
+  q_->AssignedPodAdded(db);
+  EXPECT_EQ(Where("wants-db"), SubQueue::kActive);
+  EXPECT_EQ(Where("plain"), SubQueue::kUnschedulable);
+  q_->AssignedPodUpdated(db, db);
+  EXPECT_EQ(Where("plain"), SubQueue::kUnschedulable);
+}
+
+// Seed 002 Add: "Delete pod from backoffQ / unschedulable if present"; PendingPods lists
+// every queued pod once.
+TEST_F(PriorityQueueTest, AddReplacesStaleEntryAndPendingPodsListsAll) {
+  Make();
+  AddPopFail("p", {"Fit"});
+  ASSERT_TRUE(q_->Add(MakePod("p")).ok());
+  EXPECT_EQ(Where("p"), SubQueue::kActive);
+  ASSERT_TRUE(q_->Add(MakePod("q")).ok());
+  EXPECT_EQ(q_->PendingPods().size(), 2u);
+  EXPECT_EQ(q_->Len(), 2u);
+}
+
+// Seed 002: "Close closes the SchedulingQueue so that the goroutine which is waiting to
+// pop items can exit gracefully".
+TEST_F(PriorityQueueTest, PopReturnsNullAfterClose) {
+  Make();
+  ASSERT_TRUE(q_->Add(MakePod("p")).ok());
+  q_->Close();
+  EXPECT_EQ(q_->Pop(), nullptr);
+}
+
+// Seed 002 Run(): flushBackoffQCompleted every 1s, flushUnschedulablePodsLeftover every
+// 30s, on the injected clock. Pop() blocks until the flush thread delivers the pod.
+TEST_F(PriorityQueueTest, RunFlushesOnTheInjectedClock) {
+  Make();
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("b")), 0).ok());
+  auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("u"));
+  info->unschedulable_plugins = {"Fit"};
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+  q_->Run();
+  ASSERT_TRUE(clock_.WaitForSleepers(2));
+  clock_.Advance(seconds(1));
+  PopName("b");  // blocks until the 1s loop moved it
+  clock_.Advance(std::chrono::minutes(5) + seconds(30));
+  PopName("u");  // blocks until the 30s loop moved it
+  q_->Close();
+}
+
+}  // namespace
+}  // namespace ksched::queue

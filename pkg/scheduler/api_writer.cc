@@ -1,0 +1,121 @@
+#include "pkg/scheduler/api_writer.h"
+
+#include <atomic>
+#include <cstdio>
+#include <ctime>
+
+#include "pkg/api/json.h"
+#include "pkg/util/log.h"
+
+namespace ksched::scheduler {
+namespace {
+
+constexpr size_t kNoteLengthLimit = 1024;
+
+std::string PodPath(const api::Pod& pod) {
+  return "/api/v1/namespaces/" + pod.metadata.namespace_ + "/pods/" + pod.metadata.name;
+}
+
+std::string Format(Clock::wall_time t, bool micros) {
+  auto secs = std::chrono::time_point_cast<std::chrono::seconds>(t);
+  std::time_t tt = std::chrono::system_clock::to_time_t(secs);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[64];
+  size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (micros) {
+    auto us = std::chrono::duration_cast<std::chrono::microseconds>(t - secs).count();
+    std::snprintf(buf + n, sizeof(buf) - n, ".%06lldZ", static_cast<long long>(us));
+  } else {
+    std::snprintf(buf + n, sizeof(buf) - n, "Z");
+  }
+  return buf;
+}
+
+// Event names must be unique: "<pod>.<hex wall nanos><hex counter>" like client-go's.
+std::string EventName(const api::Pod& pod, Clock::wall_time now) {
+  static std::atomic<uint64_t> counter{0};
+  char suffix[48];
+  std::snprintf(suffix, sizeof(suffix), ".%llx%llx",
+                static_cast<unsigned long long>(now.time_since_epoch().count()),
+                static_cast<unsigned long long>(counter.fetch_add(1) & 0xfff));
+  return pod.metadata.name + suffix;
+}
+
+}  // namespace
+
+std::string FormatMicroTime(Clock::wall_time t) { return Format(t, true); }
+std::string FormatTime(Clock::wall_time t) { return Format(t, false); }
+
+ksched::Status ApiWriter::Bind(const api::Pod& pod, std::string_view node_name) {
+  auto r = options_.bind_client->Do({.verb = informers::Verb::kPost,
+                                     .path = PodPath(pod) + "/binding",
+                                     .body = api::EncodeBinding(pod.metadata.namespace_, pod.metadata.name,
+                                                                pod.metadata.uid, node_name)});
+  return r.ok() ? ksched::Status::OK() : r.status();
+}
+
+void ApiWriter::PatchPodScheduledFalse(const api::Pod& pod, std::string_view reason, std::string_view message) {
+  const api::PodCondition* cur = pod.FindCondition("PodScheduled");
+  if (cur && cur->status == "False" && cur->reason == reason && cur->message == message) return;
+  api::PodCondition cond;
+  cond.type = "PodScheduled";
+  cond.status = "False";
+  cond.reason = reason;
+  cond.message = message;
+  // The transition time moves only when the status does.
+  cond.last_transition_time =
+      cur && cur->status == "False" ? cur->last_transition_time : FormatTime(options_.clock->WallNow());
+  std::string key = pod.Key();
+  options_.status_client->Send(
+      {.verb = informers::Verb::kPatch,
+       .path = PodPath(pod) + "/status",
+       .body = api::EncodePodScheduledConditionPatch(cond),
+       .content_type = std::string(informers::kContentStrategicMerge)},
+      [key](StatusOr<informers::Response> r) {
+        if (!r.ok() && r.status().code() != StatusCode::kNotFound)
+          KLOG(WARNING) << "Error updating pod condition, pod=\"" << key << "\": " << r.status().ToString();
+      });
+}
+
+void ApiWriter::RecordEvent(const api::Pod& pod, std::string_view scheduler_name, bool warning,
+                            std::string_view reason, std::string_view action, std::string_view note) {
+  auto now = options_.clock->WallNow();
+  std::string n(note);
+  if (n.size() > kNoteLengthLimit) n = n.substr(0, kNoteLengthLimit - 4) + " ...";
+  std::string b = R"({"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":)";
+  api::AppendJsonString(b, EventName(pod, now));
+  b += R"(,"namespace":)";
+  api::AppendJsonString(b, pod.metadata.namespace_);
+  b += R"(},"eventTime":)";
+  api::AppendJsonString(b, FormatMicroTime(now));
+  b += R"(,"reportingController":)";
+  api::AppendJsonString(b, scheduler_name);
+  b += R"(,"reportingInstance":)";
+  api::AppendJsonString(b, std::string(scheduler_name) + "-" + options_.hostname);
+  b += R"(,"action":)";
+  api::AppendJsonString(b, action);
+  b += R"(,"reason":)";
+  api::AppendJsonString(b, reason);
+  b += R"(,"regarding":{"apiVersion":"v1","kind":"Pod","namespace":)";
+  api::AppendJsonString(b, pod.metadata.namespace_);
+  b += R"(,"name":)";
+  api::AppendJsonString(b, pod.metadata.name);
+  b += R"(,"uid":)";
+  api::AppendJsonString(b, pod.metadata.uid);
+  b += R"(,"resourceVersion":)";
+  api::AppendJsonString(b, pod.metadata.resource_version);
+  b += R"(},"note":)";
+  api::AppendJsonString(b, n);
+  b += warning ? R"(,"type":"Warning"})" : R"(,"type":"Normal"})";
+  std::string key = pod.Key();
+  options_.status_client->Send(
+      {.verb = informers::Verb::kPost,
+       .path = "/apis/events.k8s.io/v1/namespaces/" + pod.metadata.namespace_ + "/events",
+       .body = std::move(b)},
+      [key](StatusOr<informers::Response> r) {
+        if (!r.ok()) KLOG_V(2) << "could not record event for pod " << key << ": " << r.status().ToString();
+      });
+}
+
+}  // namespace ksched::scheduler

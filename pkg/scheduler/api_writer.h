@@ -1,0 +1,48 @@
+// ApiWriter: everything the scheduler writes to the API server. Binds go through one
+// client; status patches and events through another with its own rate budget, so a
+// storm of failures never starves binds.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "informers/api_client.h"
+#include "pkg/api/types.h"
+#include "pkg/framework/interface.h"
+#include "pkg/util/clock.h"
+
+namespace ksched::scheduler {
+
+struct ApiWriterOptions {
+  informers::ApiClient* bind_client = nullptr;    // binds (blocking, on binding workers)
+  informers::ApiClient* status_client = nullptr;  // condition patches and events (async)
+  Clock* clock = &RealClock();
+  std::string hostname;  // for the events' reportingInstance
+};
+
+class ApiWriter final : public framework::PodBinder {
+ public:
+  explicit ApiWriter(ApiWriterOptions options) : options_(std::move(options)) {}
+
+  // POST pods/{name}/binding with the pod's uid as precondition. Blocking.
+  ksched::Status Bind(const api::Pod& pod, std::string_view node_name) override;
+
+  // Sets PodScheduled=False with `reason` and `message` unless the pod already carries
+  // exactly that condition (upstream skips an empty patch). Asynchronous.
+  void PatchPodScheduledFalse(const api::Pod& pod, std::string_view reason, std::string_view message);
+
+  // An events.k8s.io/v1 Event about `pod` from `scheduler_name`. Asynchronous.
+  // Notes longer than the API's 1 KiB limit are truncated with " ...".
+  void RecordEvent(const api::Pod& pod, std::string_view scheduler_name, bool warning, std::string_view reason,
+                   std::string_view action, std::string_view note);
+
+ private:
+  ApiWriterOptions options_;
+};
+
+// RFC 3339 with microseconds ("2026-11-22T19:30:00.123456Z"), as metav1.MicroTime.
+std::string FormatMicroTime(Clock::wall_time t);
+// RFC 3339 with seconds, as metav1.Time.
+std::string FormatTime(Clock::wall_time t);
+
+}  // namespace ksched::scheduler

@@ -1,0 +1,107 @@
+// Informer event handlers. They only route: assigned pods to the cache (and queue move
+// requests), unassigned pods of our profiles to the queue, nodes to the cache plus the
+// cluster event that describes the change.
+#include "pkg/scheduler/event_handlers.h"
+
+#include "pkg/util/log.h"
+
+namespace ksched::scheduler {
+namespace {
+
+using framework::ClusterEvent;
+
+bool SameResources(const api::ResourceList& a, const api::ResourceList& b) { return a == b; }
+
+bool SameConditions(const api::Node& a, const api::Node& b) {
+  // Only type and status matter for scheduling; heartbeat times change constantly.
+  if (a.status.conditions.size() != b.status.conditions.size()) return false;
+  for (size_t i = 0; i < a.status.conditions.size(); ++i) {
+    if (a.status.conditions[i].type != b.status.conditions[i].type ||
+        a.status.conditions[i].status != b.status.conditions[i].status)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<ClusterEvent> NodeSchedulingPropertiesChange(const api::Node& old_node, const api::Node& new_node) {
+  std::vector<ClusterEvent> events;
+  if (old_node.spec.unschedulable != new_node.spec.unschedulable && !new_node.spec.unschedulable)
+    events.push_back(framework::kNodeSpecUnschedulableChange);
+  if (!SameResources(old_node.status.allocatable, new_node.status.allocatable))
+    events.push_back(framework::kNodeAllocatableChange);
+  if (old_node.metadata.labels != new_node.metadata.labels) events.push_back(framework::kNodeLabelChange);
+  if (old_node.spec.taints != new_node.spec.taints) events.push_back(framework::kNodeTaintChange);
+  if (!SameConditions(old_node, new_node)) events.push_back(framework::kNodeConditionChange);
+  return events;
+}
+
+void PodEventHandler::OnAdd(const api::PodPtr& pod) {
+  if (pod->IsAssigned()) {
+    AddAssigned(pod);
+  } else if (responsible_(*pod)) {
+    if (auto s = queue_.Add(pod); !s.ok()) KLOG(ERROR) << "adding pod " << pod->Key() << " to the queue: " << s.message();
+  }
+}
+
+void PodEventHandler::OnUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) {
+  if (old_pod->IsAssigned()) {
+    if (auto s = cache_.UpdatePod(*old_pod, new_pod); !s.ok())
+      KLOG(ERROR) << "scheduler cache UpdatePod failed, pod=\"" << new_pod->Key() << "\": " << s.message();
+    queue_.AssignedPodUpdated(old_pod, new_pod);
+    return;
+  }
+  if (new_pod->IsAssigned()) {
+    // Bound (by us or another scheduler): it leaves the queue and counts on its node.
+    queue_.Delete(*old_pod);
+    AddAssigned(new_pod);
+    return;
+  }
+  if (responsible_(*new_pod)) {
+    if (auto s = queue_.Update(old_pod, new_pod); !s.ok())
+      KLOG(ERROR) << "updating pod " << new_pod->Key() << " in the queue: " << s.message();
+  }
+}
+
+void PodEventHandler::OnDelete(const informers::Deleted<api::Pod>& deleted) {
+  const api::PodPtr& pod = deleted.last_known;
+  // After a watch gap the last known state may predate our bind, so ask the cache too:
+  // an assumed or bound pod must free its node either way.
+  auto cached = cache_.GetPod(*pod);
+  if (pod->IsAssigned() || cached.ok()) {
+    const api::Pod& victim = cached.ok() ? **cached : *pod;
+    if (auto s = cache_.RemovePod(victim); !s.ok())
+      KLOG(ERROR) << "scheduler cache RemovePod failed, pod=\"" << pod->Key() << "\": " << s.message();
+    queue_.MoveAllToActiveOrBackoffQueue(framework::kAssignedPodDelete, cached.ok() ? *cached : pod, nullptr);
+  }
+  if (!pod->IsAssigned()) {
+    queue_.Delete(*pod);
+    reject_waiting_(*pod);
+  }
+}
+
+void PodEventHandler::AddAssigned(const api::PodPtr& pod) {
+  if (auto s = cache_.AddPod(pod); !s.ok())
+    KLOG(ERROR) << "scheduler cache AddPod failed, pod=\"" << pod->Key() << "\": " << s.message();
+  queue_.AssignedPodAdded(pod);
+}
+
+void NodeEventHandler::OnAdd(const api::NodePtr& node) {
+  if (auto s = cache_.AddNode(node); !s.ok()) KLOG(ERROR) << "scheduler cache AddNode failed: " << s.message();
+  queue_.MoveAllToActiveOrBackoffQueue(framework::kNodeAdd, nullptr, node);
+}
+
+void NodeEventHandler::OnUpdate(const api::NodePtr& old_node, const api::NodePtr& new_node) {
+  if (auto s = cache_.UpdateNode(*old_node, new_node); !s.ok())
+    KLOG(ERROR) << "scheduler cache UpdateNode failed: " << s.message();
+  for (const ClusterEvent& ev : NodeSchedulingPropertiesChange(*old_node, *new_node))
+    queue_.MoveAllToActiveOrBackoffQueue(ev, old_node, new_node);
+}
+
+void NodeEventHandler::OnDelete(const informers::Deleted<api::Node>& deleted) {
+  if (auto s = cache_.RemoveNode(*deleted.last_known); !s.ok())
+    KLOG(ERROR) << "scheduler cache RemoveNode failed: " << s.message();
+}
+
+}  // namespace ksched::scheduler

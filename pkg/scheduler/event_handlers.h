@@ -1,0 +1,52 @@
+// Informer handlers that route pod and node events to the cache and the queue.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "informers/informer.h"
+#include "pkg/cache/cache.h"
+#include "pkg/framework/cluster_event.h"
+#include "pkg/queue/scheduling_queue.h"
+
+namespace ksched::scheduler {
+
+class PodEventHandler final : public informers::EventHandler<api::Pod> {
+ public:
+  // `responsible`: the pod's schedulerName is one of our profiles.
+  // `reject_waiting`: a deleted pod waiting at Permit is rejected.
+  PodEventHandler(cache::Cache& cache, queue::SchedulingQueue& queue, std::function<bool(const api::Pod&)> responsible,
+                  std::function<void(const api::Pod&)> reject_waiting)
+      : cache_(cache), queue_(queue), responsible_(std::move(responsible)), reject_waiting_(std::move(reject_waiting)) {}
+
+  void OnAdd(const api::PodPtr& pod) override;
+  void OnUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override;
+  void OnDelete(const informers::Deleted<api::Pod>& deleted) override;
+
+ private:
+  void AddAssigned(const api::PodPtr& pod);
+
+  cache::Cache& cache_;
+  queue::SchedulingQueue& queue_;
+  std::function<bool(const api::Pod&)> responsible_;
+  std::function<void(const api::Pod&)> reject_waiting_;
+};
+
+class NodeEventHandler final : public informers::EventHandler<api::Node> {
+ public:
+  NodeEventHandler(cache::Cache& cache, queue::SchedulingQueue& queue) : cache_(cache), queue_(queue) {}
+
+  void OnAdd(const api::NodePtr& node) override;
+  void OnUpdate(const api::NodePtr& old_node, const api::NodePtr& new_node) override;
+  void OnDelete(const informers::Deleted<api::Node>& deleted) override;
+
+ private:
+  cache::Cache& cache_;
+  queue::SchedulingQueue& queue_;
+};
+
+// The cluster events a node update amounts to (upstream nodeSchedulingPropertiesChange).
+std::vector<framework::ClusterEvent> NodeSchedulingPropertiesChange(const api::Node& old_node,
+                                                                   const api::Node& new_node);
+
+}  // namespace ksched::scheduler

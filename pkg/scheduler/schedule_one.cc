@@ -1,0 +1,190 @@
+// scheduleOne: the story of one pod, from Pop to an asynchronous bind.
+#include <variant>
+
+#include "pkg/scheduler/scheduler.h"
+#include "pkg/util/log.h"
+
+namespace ksched::scheduler {
+
+using framework::Code;
+using framework::runtime::FitError;
+using framework::runtime::ScheduleResult;
+
+// One attempt: the popped pod, its cycle state and, once assumed, where it goes.
+struct Scheduler::Attempt {
+  queue::QueuedPodInfoPtr info;
+  int64_t cycle = 0;  // the queue's scheduling cycle when the pod was popped
+  framework::runtime::Framework* fwk = nullptr;
+  std::unique_ptr<framework::CycleState> state;
+  api::PodPtr assumed;  // the pod with spec.nodeName set, once assumed
+  std::string host;
+  Clock::time_point start;
+
+  const api::Pod& pod() const { return info->pod(); }
+};
+
+void Scheduler::ScheduleOne() {
+  auto attempt = std::make_unique<Attempt>();
+  attempt->info = queue_->Pop();
+  if (!attempt->info) return;  // closed
+  attempt->cycle = queue_->SchedulingCycle();
+  attempt->start = clock_.Now();
+  const api::Pod& pod = attempt->pod();
+
+  attempt->fwk = FrameworkFor(pod.spec.scheduler_name);
+  if (!attempt->fwk) {
+    KLOG(ERROR) << "no profile for schedulerName \"" << pod.spec.scheduler_name << "\", pod=\"" << pod.Key() << "\"";
+    queue_->Done(pod);
+    return;
+  }
+  // A pod being deleted, or one already assumed (its bind is in flight), is not scheduled.
+  if (pod.IsBeingDeleted() || cache_->IsAssumedPod(pod)) {
+    KLOG_V(3) << "Skip schedule deleting/assumed pod, pod=\"" << pod.Key() << "\"";
+    queue_->Done(pod);
+    return;
+  }
+  KLOG_V(3) << "Attempting to schedule pod, pod=\"" << pod.Key() << "\"";
+
+  framework::runtime::Framework& fwk = *attempt->fwk;
+  attempt->state = std::make_unique<framework::CycleState>();
+  if (auto s = cache_->UpdateSnapshot(snapshot_); !s.ok()) {
+    HandleFailure(*attempt, framework::Status::FromError(s), nullptr);
+    return;
+  }
+  auto algo_start = clock_.Now();
+  auto outcome = algorithm_.SchedulePod(fwk, *attempt->state, pod, snapshot_);
+  if (options_.metrics)
+    options_.metrics->ObserveAlgorithm(std::chrono::duration<double>(clock_.Now() - algo_start).count());
+
+  if (auto* fit = std::get_if<FitError>(&outcome)) {
+    // No node fits: PostFilter (e.g. preemption) may nominate one for a later attempt.
+    framework::Status status(Code::kUnschedulable, fit->Message());
+    if (fwk.HasPostFilterPlugins()) {
+      auto [result, pf] = fwk.RunPostFilterPlugins(*attempt->state, pod, fit->diagnosis);
+      if (pf.IsSuccess() && !result.nominated_node_name.empty())
+        queue_->nominator().AddNominatedPod(attempt->info->pod_ptr(), {.mode = queue::NominatingInfo::Mode::kOverride, .node_name = result.nominated_node_name});
+    }
+    HandleFailure(*attempt, status, fit);
+    return;
+  }
+  if (auto* err = std::get_if<framework::Status>(&outcome)) {
+    HandleFailure(*attempt, *err, nullptr);
+    return;
+  }
+  attempt->host = std::get<ScheduleResult>(outcome).suggested_host;
+
+  // Assume: the cache counts the pod on its node now, so the next cycle sees it,
+  // while the bind is still in flight.
+  auto assumed = std::make_shared<api::Pod>(pod);
+  assumed->spec.node_name = attempt->host;
+  attempt->assumed = assumed;
+  if (auto s = cache_->AssumePod(assumed); !s.ok()) {
+    HandleFailure(*attempt, framework::Status::FromError(s), nullptr);
+    return;
+  }
+  // Its nomination (from an earlier preemption) is spent: the pod now counts on a node.
+  queue_->nominator().DeleteNominatedPodIfExists(pod);
+  if (auto s = fwk.RunReservePluginsReserve(*attempt->state, pod, attempt->host); !s.IsSuccess()) {
+    fwk.RunReservePluginsUnreserve(*attempt->state, pod, attempt->host);
+    (void)cache_->ForgetPod(*attempt->assumed);
+    HandleFailure(*attempt, s, nullptr);
+    return;
+  }
+  if (auto s = fwk.RunPermitPlugins(*attempt->state, pod, attempt->host); !s.IsSuccess() && !s.IsWait()) {
+    fwk.RunReservePluginsUnreserve(*attempt->state, pod, attempt->host);
+    (void)cache_->ForgetPod(*attempt->assumed);
+    HandleFailure(*attempt, s, nullptr);
+    return;
+  }
+  // The binding cycle runs on a worker, so this thread can pop the next pod now.
+  binding_pool_->Submit([this, a = attempt.release()] { BindingCycle(std::unique_ptr<Attempt>(a)); });
+}
+
+void Scheduler::BindingCycle(std::unique_ptr<Attempt> attempt) {
+  framework::runtime::Framework& fwk = *attempt->fwk;
+  const api::Pod& pod = attempt->pod();
+  framework::Status s = fwk.WaitOnPermit(pod);
+  if (s.IsSuccess()) s = fwk.RunPreBindPlugins(*attempt->state, pod, attempt->host);
+  if (s.IsSuccess()) s = fwk.RunBindPlugins(*attempt->state, pod, attempt->host);
+  if (!s.IsSuccess()) {
+    HandleBindingFailure(std::move(attempt), s);
+    return;
+  }
+  (void)cache_->FinishBinding(*attempt->assumed);
+  queue_->Done(pod);
+  ObserveAttempt("scheduled", *attempt);
+  if (options_.metrics)
+    options_.metrics->ObservePodScheduled(
+        attempt->info->attempts,
+        std::chrono::duration<double>(clock_.Now() - attempt->info->initial_attempt_timestamp).count());
+  KLOG_V(2) << "Successfully bound pod to node, pod=\"" << pod.Key() << "\" node=\"" << attempt->host << "\"";
+  writer_->RecordEvent(pod, fwk.ProfileName(), /*warning=*/false, "Scheduled", "Binding",
+                       "Successfully assigned " + pod.Key() + " to " + attempt->host);
+  fwk.RunPostBindPlugins(*attempt->state, pod, attempt->host);
+}
+
+// Every binding-cycle failure cleans up the same way: Unreserve, Forget, wake the pods
+// that the assumed pod was crowding out, then the failure handler.
+void Scheduler::HandleBindingFailure(std::unique_ptr<Attempt> attempt, const framework::Status& status) {
+  const api::Pod& pod = attempt->pod();
+  attempt->fwk->RunReservePluginsUnreserve(*attempt->state, pod, attempt->host);
+  if (auto s = cache_->ForgetPod(*attempt->assumed); !s.ok())
+    KLOG(ERROR) << "scheduler cache ForgetPod failed, pod=\"" << pod.Key() << "\": " << s.message();
+  const std::string uid = pod.metadata.uid;
+  queue_->MoveAllToActiveOrBackoffQueue(framework::kAssignedPodDelete, attempt->assumed, nullptr,
+                                        [uid](const api::Pod& p) { return p.metadata.uid != uid; });
+  HandleFailure(*attempt, status, nullptr);
+}
+
+void Scheduler::HandleFailure(Attempt& attempt, const framework::Status& status, const FitError* fit_error) {
+  // Pinned: the queued info (and the pod version in it) is handed back to the queue below.
+  const api::PodPtr original = attempt.info->pod_ptr();
+  const api::Pod& pod = *original;
+  const bool rejected = status.IsRejected();
+  const std::string reason = rejected ? "Unschedulable" : "SchedulerError";
+  const std::string message = status.Message();
+  ObserveAttempt(rejected ? "unschedulable" : "error", attempt);
+
+  auto& info = *attempt.info;
+  info.unschedulable_plugins.clear();
+  info.pending_plugins.clear();
+  if (fit_error) {
+    info.unschedulable_plugins = fit_error->unschedulable_plugins;
+    info.pending_plugins = fit_error->pending_plugins;
+  } else if (rejected && !status.plugin().empty()) {
+    (status.code() == Code::kPending ? info.pending_plugins : info.unschedulable_plugins).insert(status.plugin());
+  }
+  if (rejected) {
+    KLOG_V(2) << "Unable to schedule pod; no fit; waiting, pod=\"" << pod.Key() << "\" err=\"" << message << "\"";
+  } else {
+    KLOG(ERROR) << "Error scheduling pod; retrying, pod=\"" << pod.Key() << "\" err=\"" << message << "\"";
+  }
+
+  // Requeue the newest version of the pod, unless it is gone or was bound meanwhile
+  // (e.g. our bind timed out on the client but succeeded).
+  api::PodPtr current = options_.pod_lister ? options_.pod_lister(pod.Key()) : original;
+  const bool gone = !current || current->metadata.uid != pod.metadata.uid;
+  if (gone) {
+    KLOG_V(3) << "Pod doesn't exist in informer cache, pod=\"" << pod.Key() << "\"";
+    queue_->Done(pod);
+  } else if (current->IsAssigned()) {
+    KLOG_V(3) << "Pod has been assigned to node. Abort adding it back to queue., pod=\"" << pod.Key() << "\"";
+    queue_->Done(pod);
+  } else {
+    info.pod_info.Update(current);
+    if (auto s = queue_->AddUnschedulableIfNotPresent(std::move(attempt.info), attempt.cycle); !s.ok())
+      KLOG(ERROR) << "Error occurred while requeueing pod, pod=\"" << pod.Key() << "\": " << s.message();
+  }
+  if (gone || current->IsAssigned()) return;
+  writer_->RecordEvent(*current, attempt.fwk->ProfileName(), /*warning=*/true, "FailedScheduling", "Scheduling",
+                       message);
+  writer_->PatchPodScheduledFalse(*current, reason, message);
+}
+
+void Scheduler::ObserveAttempt(std::string_view result, const Attempt& attempt) {
+  if (options_.metrics)
+    options_.metrics->ObserveAttempt(result, attempt.fwk ? attempt.fwk->ProfileName() : "",
+                                     std::chrono::duration<double>(clock_.Now() - attempt.start).count());
+}
+
+}  // namespace ksched::scheduler

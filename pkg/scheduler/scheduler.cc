@@ -1,0 +1,122 @@
+#include "pkg/scheduler/scheduler.h"
+
+#include "config/defaults.h"
+#include "pkg/scheduler/event_handlers.h"
+#include "pkg/util/log.h"
+
+namespace ksched::scheduler {
+// The queue's nominator as the framework sees it (the queue is built after the
+// frameworks, from their plugins).
+class Scheduler::NominatorView final : public framework::PodNominator {
+ public:
+  std::vector<api::PodPtr> NominatedPodsForNode(std::string_view node_name) const override {
+    return queue ? queue->nominator().NominatedPodsForNode(node_name) : std::vector<api::PodPtr>{};
+  }
+  queue::SchedulingQueue* queue = nullptr;
+};
+
+// Upstream's in-tree plugins that ksched does not implement yet (volume plugins,
+// PodTopologySpread, InterPodAffinity, DefaultPreemption) are part of the default
+// profile. They are dropped with a warning so the defaults work; a name that is not an
+// upstream plugin at all still fails in NewFramework.
+config::KubeSchedulerProfile WithoutUnimplementedPlugins(config::KubeSchedulerProfile profile,
+                                                         const framework::Registry& registry) {
+  for (const auto& field : config::kPluginSetFields) {
+    auto& enabled = (profile.plugins.*field.member).enabled;
+    std::erase_if(enabled, [&](const config::Plugin& p) {
+      bool drop = !registry.count(p.name) && config::InTreePluginLookup(p.name).has_value();
+      if (drop)
+        KLOG_V(1) << "profile \"" << profile.scheduler_name << "\": in-tree plugin " << p.name << " ("
+                  << field.json_name << ") is not implemented by ksched yet; skipped";
+      return drop;
+    });
+  }
+  return profile;
+}
+
+Scheduler::Scheduler(SchedulerOptions options)
+    : options_(std::move(options)),
+      clock_(*options_.clock),
+      algorithm_(framework::runtime::SchedulingAlgorithmOptions{.seed = options_.seed}) {}
+
+Scheduler::~Scheduler() { Stop(std::chrono::seconds(0)); }
+
+StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
+  if (!options.bind_client || !options.status_client) return InvalidArgument("scheduler: API clients are required");
+  std::unique_ptr<Scheduler> s(new Scheduler(std::move(options)));
+  const config::KubeSchedulerConfiguration& cfg = s->options_.config;
+  s->writer_ = std::make_unique<ApiWriter>(ApiWriterOptions{.bind_client = s->options_.bind_client,
+                                                            .status_client = s->options_.status_client,
+                                                            .clock = &s->clock_,
+                                                            .hostname = s->options_.hostname});
+  s->cache_ = cache::NewCache();
+  s->parallelizer_ = std::make_unique<framework::runtime::Parallelizer>(cfg.parallelism);
+  s->nominator_view_ = std::make_unique<NominatorView>();
+
+  queue::QueueOptions qopts;
+  qopts.clock = &s->clock_;
+  qopts.initial_backoff = std::chrono::seconds(cfg.pod_initial_backoff_seconds);
+  qopts.max_backoff = std::chrono::seconds(cfg.pod_max_backoff_seconds);
+  qopts.max_in_unschedulable = s->options_.pod_max_in_unschedulable;
+  qopts.metrics = s->options_.queue_metrics;
+  for (const auto& profile : cfg.profiles) {
+    framework::runtime::FrameworkOptions fopts;
+    fopts.snapshot = &s->snapshot_;
+    fopts.nominator = s->nominator_view_.get();
+    fopts.binder = s->writer_.get();
+    fopts.parallelizer = s->parallelizer_.get();
+    fopts.parallelism = cfg.parallelism;
+    fopts.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;
+    fopts.clock = &s->clock_;
+    if (s->options_.framework_metrics) fopts.metrics = s->options_.framework_metrics;
+    auto fwk = framework::runtime::NewFramework(
+        s->options_.registry, WithoutUnimplementedPlugins(profile, s->options_.registry), fopts);
+    if (!fwk.ok()) return fwk.status().WithContext("profile \"" + profile.scheduler_name + "\"");
+    auto& f = **fwk;
+    // PrioritySort is the queue's built-in (faster) order; any other sort plugin is used
+    // through its Less. All profiles share one queue-sort plugin (config validation).
+    auto sorts = f.ListPlugins()["QueueSort"];
+    if (!qopts.less && !(sorts.size() == 1 && sorts[0] == "PrioritySort")) qopts.less = f.QueueSortLess();
+    std::vector<framework::Plugin*> rejecting = f.RejectingPlugins();
+    qopts.profiles[profile.scheduler_name] = queue::QueueProfile{
+        .pre_enqueue_plugins = f.PreEnqueuePlugins(),
+        .cluster_event_map = queue::ClusterEventMap::FromPlugins(rejecting)};
+    s->frameworks_.emplace(profile.scheduler_name, std::move(*fwk));
+  }
+  s->queue_ = queue::NewSchedulingQueue(std::move(qopts));
+  s->nominator_view_->queue = s->queue_.get();
+
+  Scheduler* self = s.get();
+  s->pod_handler_ = std::make_unique<PodEventHandler>(
+      *s->cache_, *s->queue_, [self](const api::Pod& p) { return self->IsResponsibleFor(p); },
+      [self](const api::Pod& p) {
+        if (auto* f = self->FrameworkFor(p.spec.scheduler_name)) f->RejectWaitingPod(p.metadata.uid);
+      });
+  s->node_handler_ = std::make_unique<NodeEventHandler>(*s->cache_, *s->queue_);
+  s->binding_pool_ = std::make_unique<WorkerPool>(s->options_.binding_workers);
+  return s;
+}
+
+framework::runtime::Framework* Scheduler::FrameworkFor(std::string_view scheduler_name) const {
+  auto it = frameworks_.find(scheduler_name);
+  return it == frameworks_.end() ? nullptr : it->second.get();
+}
+
+bool Scheduler::IsResponsibleFor(const api::Pod& pod) const { return frameworks_.count(pod.spec.scheduler_name) > 0; }
+
+void Scheduler::Run() {
+  queue_->Run();
+  loop_ = std::thread([this] {
+    while (!stopping_.load()) ScheduleOne();
+  });
+}
+
+void Scheduler::Stop(std::chrono::milliseconds grace) {
+  if (stopping_.exchange(true)) return;
+  if (queue_) queue_->Close();  // Pop returns nullptr; the loop exits
+  if (loop_.joinable()) loop_.join();
+  if (binding_pool_ && !binding_pool_->WaitIdle(grace))
+    KLOG(WARNING) << binding_pool_->Pending() << " binding cycle(s) still running at shutdown";
+}
+
+}  // namespace ksched::scheduler

@@ -1,0 +1,113 @@
+// Scheduler: wires profiles (one Framework per schedulerName), the scheduling queue, the
+// cache and the API writer, and runs the scheduleOne loop on one thread with the binding
+// cycle on a worker pool. The informers feed it through the two handlers, which only
+// route events (event_handlers.cc); scheduleOne tells one pod's story (schedule_one.cc).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "config/types.h"
+#include "informers/informer.h"
+#include "pkg/cache/cache.h"
+#include "pkg/cache/snapshot.h"
+#include "pkg/framework/registry.h"
+#include "pkg/framework/runtime/framework.h"
+#include "pkg/framework/runtime/scheduling_algorithm.h"
+#include "pkg/queue/scheduling_queue.h"
+#include "pkg/scheduler/api_writer.h"
+#include "pkg/util/clock.h"
+#include "pkg/util/worker_pool.h"
+
+namespace ksched::scheduler {
+
+// What the scheduler reports about each attempt (implemented with prometheus-cpp in
+// pkg/metrics; a no-op by default).
+class SchedulerMetrics {
+ public:
+  virtual ~SchedulerMetrics() = default;
+  // result: scheduled | unschedulable | error.
+  virtual void ObserveAttempt(std::string_view result, std::string_view profile, double seconds) {}
+  virtual void ObserveAlgorithm(double seconds) {}
+  // A pod bound after `attempts` attempts, `seconds` after it first entered the queue.
+  virtual void ObservePodScheduled(int attempts, double seconds) {}
+};
+
+struct SchedulerOptions {
+  Clock* clock = &RealClock();
+  config::KubeSchedulerConfiguration config;  // defaulted and validated
+  framework::Registry registry;
+  informers::ApiClient* bind_client = nullptr;
+  informers::ApiClient* status_client = nullptr;
+  std::string hostname = "localhost";
+  int binding_workers = 16;
+  Clock::duration pod_max_in_unschedulable = std::chrono::minutes(5);
+  // Looks a pod up in the informer store by "namespace/name" (failure handler re-read).
+  std::function<api::PodPtr(const std::string& key)> pod_lister;
+  queue::QueueMetricsRecorder* queue_metrics = nullptr;
+  framework::runtime::MetricsRecorder* framework_metrics = nullptr;
+  SchedulerMetrics* metrics = nullptr;
+  std::optional<uint64_t> seed;  // tie-break RNG seed (tests)
+};
+
+class Scheduler {
+ public:
+  static StatusOr<std::unique_ptr<Scheduler>> New(SchedulerOptions options);
+  ~Scheduler();
+
+  informers::EventHandler<api::Pod>& pod_handler() { return *pod_handler_; }
+  informers::EventHandler<api::Node>& node_handler() { return *node_handler_; }
+
+  // Starts the queue's flush loops and the scheduling thread. Call once the informers
+  // have synced.
+  void Run();
+  // Stops popping, waits up to `grace` for in-flight binding cycles, closes the queue.
+  void Stop(std::chrono::milliseconds grace = std::chrono::seconds(30));
+
+  // One iteration of the scheduling loop (blocks in Pop). Exposed for tests.
+  void ScheduleOne();
+
+  queue::SchedulingQueue& queue() { return *queue_; }
+  cache::Cache& cache() { return *cache_; }
+  framework::runtime::Framework* FrameworkFor(std::string_view scheduler_name) const;
+  bool IsResponsibleFor(const api::Pod& pod) const;
+  // Pods whose binding cycle has not finished.
+  size_t BindsInFlight() const { return binding_pool_->Pending(); }
+
+ private:
+  explicit Scheduler(SchedulerOptions options);
+
+  struct Attempt;  // one pod's scheduling attempt, carried into the binding cycle
+  class NominatorView;
+  void BindingCycle(std::unique_ptr<Attempt> attempt);
+  // Upstream's handleSchedulingFailure: condition, event, requeue.
+  void HandleFailure(Attempt& attempt, const framework::Status& status,
+                     const framework::runtime::FitError* fit_error);
+  void HandleBindingFailure(std::unique_ptr<Attempt> attempt, const framework::Status& status);
+  void ObserveAttempt(std::string_view result, const Attempt& attempt);
+
+  SchedulerOptions options_;
+  Clock& clock_;
+  std::unique_ptr<ApiWriter> writer_;
+  std::unique_ptr<cache::Cache> cache_;
+  std::unique_ptr<queue::SchedulingQueue> queue_;
+  std::unique_ptr<framework::runtime::Parallelizer> parallelizer_;
+  std::unique_ptr<NominatorView> nominator_view_;
+  std::map<std::string, std::unique_ptr<framework::runtime::Framework>, std::less<>> frameworks_;
+  std::unique_ptr<informers::EventHandler<api::Pod>> pod_handler_;
+  std::unique_ptr<informers::EventHandler<api::Node>> node_handler_;
+
+  // Owned by the scheduling thread.
+  cache::Snapshot snapshot_;
+  framework::runtime::SchedulingAlgorithm algorithm_;
+
+  std::unique_ptr<WorkerPool> binding_pool_;
+  std::atomic<bool> stopping_{false};
+  std::thread loop_;
+};
+
+}  // namespace ksched::scheduler

@@ -1,0 +1,213 @@
+// The scheduler end to end on a real kube-apiserver: informers -> queue -> framework ->
+// bind, failure conditions and events, requeue on a cluster event, two profiles.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "config/defaults.h"
+#include "informers/curl_client.h"
+#include "informers/rest_config.h"
+#include "pkg/api/json.h"
+#include "pkg/framework/registry.h"
+#include "pkg/scheduler/scheduler.h"
+#include "tests/e2e/control_plane.h"
+
+namespace ksched::scheduler {
+namespace {
+
+using namespace std::chrono_literals;
+using informers::Verb;
+using ksched::testing::ControlPlane;
+
+informers::ApiClientPtr Client() {
+  auto cfg = informers::LoadKubeconfig(ControlPlane::Get().kubeconfig());
+  EXPECT_TRUE(cfg.ok());
+  cfg->qps = 0;
+  auto c = informers::NewCurlApiClient(*cfg);
+  EXPECT_TRUE(c.ok());
+  return std::move(*c);
+}
+
+void Post(informers::ApiClient& c, const std::string& path, const std::string& body) {
+  auto r = c.Do({.verb = Verb::kPost, .path = path, .body = body});
+  ASSERT_TRUE(r.ok() || r.status().code() == StatusCode::kAlreadyExists) << path << ": " << r.status().ToString();
+}
+
+void CreateNode(informers::ApiClient& c, const std::string& name, const std::string& cpu, const std::string& label) {
+  api::Node n;
+  n.metadata.name = name;
+  n.metadata.labels.Set("test-group", label);
+  n.status.allocatable = {{"cpu", *api::Quantity::Parse(cpu)}, {"memory", *api::Quantity::Parse("16Gi")},
+                          {"pods", api::Quantity::FromValue(110)}};
+  n.status.capacity = n.status.allocatable;
+  Post(c, "/api/v1/nodes", api::EncodeNode(n));
+}
+
+std::string PodBody(const std::string& ns, const std::string& name, const std::string& scheduler,
+                    const std::string& cpu, const std::string& group) {
+  api::Pod p;
+  p.metadata.namespace_ = ns;
+  p.metadata.name = name;
+  p.spec.scheduler_name = scheduler;
+  p.spec.node_selector.Set("test-group", group);
+  api::Container c;
+  c.name = "app";
+  c.image = "registry.k8s.io/pause:3.9";
+  c.requests = {{"cpu", *api::Quantity::Parse(cpu)}};
+  p.spec.containers.push_back(c);
+  return api::EncodePod(p);
+}
+
+// A running ksched: informers feeding a Scheduler, as cmd/ksched wires them.
+class Harness {
+ public:
+  explicit Harness(std::vector<std::string> profiles) : bind_(Client()), status_(Client()), watch_(Client()) {
+    config::KubeSchedulerConfiguration cfg;
+    config::SetDefaults(cfg);
+    auto base = cfg.profiles.at(0);
+    cfg.profiles.clear();
+    for (const auto& name : profiles) {
+      auto p = base;
+      p.scheduler_name = name;
+      cfg.profiles.push_back(p);
+    }
+    pods_ = std::make_unique<informers::PodInformer>(
+        *watch_, "/api/v1/pods", informers::InformerOptions{.field_selector = informers::kNonTerminalPodsSelector});
+    nodes_ = std::make_unique<informers::NodeInformer>(*watch_, "/api/v1/nodes");
+    SchedulerOptions o;
+    o.config = cfg;
+    o.registry = framework::InTreeRegistry();
+    o.bind_client = bind_.get();
+    o.status_client = status_.get();
+    o.pod_lister = [this](const std::string& key) { return pods_->Get(key); };
+    auto s = Scheduler::New(std::move(o));
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    sched_ = std::move(*s);
+    pods_->AddHandler(&sched_->pod_handler());
+    nodes_->AddHandler(&sched_->node_handler());
+    nodes_->Start();
+    pods_->Start();
+    EXPECT_TRUE(nodes_->WaitForSync(30s));
+    EXPECT_TRUE(pods_->WaitForSync(30s));
+    sched_->Run();
+  }
+  ~Harness() {
+    sched_->Stop(5s);
+    pods_->Stop();
+    nodes_->Stop();
+  }
+  informers::PodInformer& pods() { return *pods_; }
+
+ private:
+  informers::ApiClientPtr bind_, status_, watch_;
+  std::unique_ptr<informers::PodInformer> pods_;
+  std::unique_ptr<informers::NodeInformer> nodes_;
+  std::unique_ptr<Scheduler> sched_;
+};
+
+api::ObjectList<api::Pod> ListPods(informers::ApiClient& c, const std::string& ns) {
+  auto r = c.Do({.path = "/api/v1/namespaces/" + ns + "/pods"});
+  EXPECT_TRUE(r.ok());
+  auto l = api::DecodePodList(r->body);
+  EXPECT_TRUE(l.ok());
+  return std::move(*l);
+}
+
+template <typename Pred>
+bool Eventually(Pred pred, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return pred();
+}
+
+TEST(SchedulerIntegrationTest, BindsFiveHundredPodsOnFiftyNodesWithinCapacity) {
+  auto c = Client();
+  Post(*c, "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bulk"}})");
+  for (int i = 0; i < 50; ++i) CreateNode(*c, "bulk-node-" + std::to_string(i), "4", "bulk");
+  Harness h({"ksched"});
+  for (int i = 0; i < 500; ++i)
+    c->Send({.verb = Verb::kPost, .path = "/api/v1/namespaces/bulk/pods",
+             .body = PodBody("bulk", "p" + std::to_string(i), "ksched", "300m", "bulk")},
+            [](StatusOr<informers::Response> r) { EXPECT_TRUE(r.ok()) << r.status().ToString(); });
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto l = ListPods(*c, "bulk");
+        return l.items.size() == 500 &&
+               std::all_of(l.items.begin(), l.items.end(), [](const auto& p) { return p->IsAssigned(); });
+      },
+      120s));
+  std::map<std::string, int64_t> used;
+  for (const auto& p : ListPods(*c, "bulk").items) used[p->spec.node_name] += 300;
+  for (const auto& [node, milli] : used) EXPECT_LE(milli, 4000) << node << " is overcommitted";
+  EXPECT_GE(used.size(), 38u);  // LeastAllocated spreads 500 x 300m over the 50 nodes
+}
+
+TEST(SchedulerIntegrationTest, UnschedulablePodGetsConditionAndEventThenFitsWhenNodeAppears) {
+  auto c = Client();
+  Post(*c, "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"big"}})");
+  CreateNode(*c, "big-small-node", "2", "big");
+  Harness h({"ksched"});
+  Post(*c, "/api/v1/namespaces/big/pods", PodBody("big", "huge", "ksched", "8", "big"));
+  std::string message;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto p = h.pods().Get("big/huge");
+        const api::PodCondition* cond = p ? p->FindCondition("PodScheduled") : nullptr;
+        if (!cond || cond->status != "False") return false;
+        EXPECT_EQ(cond->reason, "Unschedulable");
+        message = cond->message;
+        return true;
+      },
+      30s));
+  // Other tests' nodes share this cluster; the nodeSelector rules them out.
+  auto nodes = c->Do({.path = "/api/v1/nodes"});
+  ASSERT_TRUE(nodes.ok());
+  size_t total = api::DecodeNodeList(nodes->body)->items.size();
+  std::string want = "0/" + std::to_string(total) + " nodes are available: 1 Insufficient cpu";
+  if (total > 1) want += ", " + std::to_string(total - 1) + " node(s) didn't match Pod's node affinity/selector";
+  want += ".";
+  EXPECT_EQ(message, want);
+  ASSERT_TRUE(Eventually([&] {
+    auto events = c->Do({.path = "/apis/events.k8s.io/v1/namespaces/big/events"});
+    return events.ok() && events->body.find("\"reason\":\"FailedScheduling\"") != std::string::npos &&
+           events->body.find(want) != std::string::npos;
+  }, 10s));
+
+  auto added = std::chrono::steady_clock::now();
+  CreateNode(*c, "big-large-node", "16", "big");
+  ASSERT_TRUE(Eventually([&] { auto p = h.pods().Get("big/huge"); return p && p->IsAssigned(); }, 10s));
+  EXPECT_LT(std::chrono::steady_clock::now() - added, 2s);  // NodeAdd requeues it at once
+  EXPECT_EQ(h.pods().Get("big/huge")->spec.node_name, "big-large-node");
+  auto after = c->Do({.path = "/apis/events.k8s.io/v1/namespaces/big/events"});
+  ASSERT_TRUE(Eventually([&] {
+    after = c->Do({.path = "/apis/events.k8s.io/v1/namespaces/big/events"});
+    return after.ok() && after->body.find("Successfully assigned big/huge to big-large-node") != std::string::npos;
+  }, 10s));
+}
+
+TEST(SchedulerIntegrationTest, TwoProfilesInOneProcessAndForeignPodsIgnored) {
+  auto c = Client();
+  Post(*c, "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"multi"}})");
+  CreateNode(*c, "multi-node", "8", "multi");
+  Harness h({"ksched-a", "ksched-b"});
+  Post(*c, "/api/v1/namespaces/multi/pods", PodBody("multi", "a", "ksched-a", "100m", "multi"));
+  Post(*c, "/api/v1/namespaces/multi/pods", PodBody("multi", "b", "ksched-b", "100m", "multi"));
+  Post(*c, "/api/v1/namespaces/multi/pods", PodBody("multi", "other", "default-scheduler", "100m", "multi"));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto a = h.pods().Get("multi/a"), b = h.pods().Get("multi/b");
+        return a && b && a->IsAssigned() && b->IsAssigned();
+      },
+      30s));
+  std::this_thread::sleep_for(500ms);
+  auto other = h.pods().Get("multi/other");
+  ASSERT_NE(other, nullptr);
+  EXPECT_FALSE(other->IsAssigned());  // not ours
+  EXPECT_EQ(other->FindCondition("PodScheduled"), nullptr);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler
