@@ -8,7 +8,7 @@ CMAKE_FLAGS ?=
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: all deps control-plane build build-asan test test-unit demo bench bench-client bench-decode bench-queue clean
+.PHONY: all deps control-plane build build-asan test test-unit demo bench bench-client bench-decode bench-queue bench-e2e clean
 
 all: build
 
@@ -46,6 +46,9 @@ bench: bench-client bench-decode bench-queue
 
 bench-client: control-plane build
 	bash scripts/bench-client.sh $(BUILD)
+
+bench-e2e: control-plane build
+	bash scripts/bench-e2e.sh $(BUILD)
 
 bench-decode: build
 	$(BUILD)/bench/api/bench_decode

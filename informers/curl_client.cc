@@ -432,7 +432,8 @@ class CurlApiClient final : public ApiClient {
     if ((code == 429 || code >= 500) && t->retry_after >= 0 && can_retry) {
       KLOG_V(2) << "server answered " << code << " for " << VerbName(t->req.verb) << " " << t->req.path
                 << ", retrying after " << t->retry_after << "s";
-      Retry(std::move(t), now + std::chrono::seconds(t->retry_after));
+      auto at = now + std::chrono::seconds(t->retry_after);  // read before t is moved from
+      Retry(std::move(t), at);
       return;
     }
     if (code >= 200 && code < 300) {

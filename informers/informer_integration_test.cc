@@ -10,6 +10,7 @@
 #include "informers/rest_config.h"
 #include "pkg/api/json.h"
 #include "tests/e2e/control_plane.h"
+#include "tests/fakes/event_log.h"
 
 namespace ksched::informers {
 namespace {
@@ -75,7 +76,7 @@ Status DeletePod(ApiClient& c, const std::string& ns, const std::string& name) {
   return c.Do({.verb = Verb::kDelete, .path = "/api/v1/namespaces/" + ns + "/pods/" + name}).status();
 }
 
-class Recorder : public EventHandler<api::Pod> {
+class Recorder : public EventHandler<api::Pod>, public ksched::testing::EventLog {
  public:
   void OnAdd(const api::PodPtr& p) override { Push("add " + p->metadata.name); }
   void OnUpdate(const api::PodPtr&, const api::PodPtr& n) override {
@@ -84,27 +85,6 @@ class Recorder : public EventHandler<api::Pod> {
   void OnDelete(const Deleted<api::Pod>& d) override {
     Push((d.final_state_unknown ? "tombstone " : "delete ") + d.last_known->metadata.name);
   }
-  bool WaitFor(std::function<bool(const std::vector<std::string>&)> pred, std::chrono::seconds t = 60s) {
-    std::unique_lock l(mu_);
-    return cv_.wait_for(l, t, [&] { return pred(events_); });
-  }
-  bool Saw(const std::string& e) {
-    return WaitFor([&](const auto& ev) { return std::find(ev.begin(), ev.end(), e) != ev.end(); });
-  }
-  std::vector<std::string> events() {
-    std::lock_guard l(mu_);
-    return events_;
-  }
-
- private:
-  void Push(std::string e) {
-    std::lock_guard l(mu_);
-    events_.push_back(std::move(e));
-    cv_.notify_all();
-  }
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<std::string> events_;
 };
 
 InformerOptions Opts() {

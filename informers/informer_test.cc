@@ -9,6 +9,7 @@
 
 #include "informers/curl_client.h"
 #include "pkg/api/json.h"
+#include "tests/fakes/event_log.h"
 #include "tests/fakes/fake_api_server.h"
 
 namespace ksched::informers {
@@ -58,7 +59,7 @@ ApiClientPtr ClientFor(const FakeApiServer& server, RestConfig cfg = {}) {
 }
 
 // Records every notification as a line, in order.
-class Recorder : public EventHandler<api::Node> {
+class Recorder : public EventHandler<api::Node>, public ksched::testing::EventLog {
  public:
   void OnAdd(const api::NodePtr& n) override { Push("add " + n->Name() + "@" + n->metadata.resource_version); }
   void OnUpdate(const api::NodePtr& o, const api::NodePtr& n) override {
@@ -67,35 +68,9 @@ class Recorder : public EventHandler<api::Node> {
   void OnDelete(const Deleted<api::Node>& d) override {
     Push(std::string(d.final_state_unknown ? "tombstone " : "delete ") + d.last_known->Name());
   }
-  bool WaitFor(size_t n, std::chrono::milliseconds timeout = 10s) {
-    std::unique_lock l(mu_);
-    return cv_.wait_for(l, timeout, [&] { return events_.size() >= n; });
-  }
-  std::vector<std::string> events() {
-    std::lock_guard l(mu_);
-    return events_;
-  }
-
- private:
-  void Push(std::string e) {
-    std::lock_guard l(mu_);
-    events_.push_back(std::move(e));
-    cv_.notify_all();
-  }
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<std::string> events_;
 };
 
-template <typename Pred>
-bool Eventually(Pred pred, std::chrono::milliseconds timeout = 10s) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return pred();
-}
+bool Eventually(const std::function<bool()>& pred) { return ksched::testing::Eventually(pred, 10s); }
 
 InformerOptions FastOptions() {
   InformerOptions o;
@@ -274,6 +249,8 @@ struct StreamFault {
   const char* name;
   std::function<void(ResponseWriter&)> script;
 };
+
+void PrintTo(const StreamFault& f, std::ostream* os) { *os << f.name; }
 
 class InformerStreamFaultTest : public ::testing::TestWithParam<StreamFault> {};
 

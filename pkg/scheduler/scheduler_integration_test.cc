@@ -11,6 +11,7 @@
 #include "pkg/framework/registry.h"
 #include "pkg/scheduler/scheduler.h"
 #include "tests/e2e/control_plane.h"
+#include "tests/fakes/event_log.h"
 
 namespace ksched::scheduler {
 namespace {
@@ -113,15 +114,7 @@ api::ObjectList<api::Pod> ListPods(informers::ApiClient& c, const std::string& n
   return std::move(*l);
 }
 
-template <typename Pred>
-bool Eventually(Pred pred, std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return pred();
-}
+using ksched::testing::Eventually;
 
 TEST(SchedulerIntegrationTest, BindsFiveHundredPodsOnFiftyNodesWithinCapacity) {
   auto c = Client();

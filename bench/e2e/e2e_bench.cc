@@ -1,0 +1,214 @@
+// End-to-end scheduler benchmark on a real kube-apiserver.
+//   bench_e2e <kubeconfig> <nodes> <pods> <schedulerName> -- <scheduler command...>
+// Creates the nodes and pods while no scheduler runs, then starts the scheduler command,
+// watches the pods until all are bound (or a timeout), and prints: time to all bound,
+// throughput (average, and per-second p50/p90/p99 over the busy period), scheduler CPU
+// ms per pod (utime+stime from /proc) and peak RSS (VmHWM).
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "informers/curl_client.h"
+#include "informers/informer.h"
+#include "informers/rest_config.h"
+#include "pkg/api/json.h"
+
+namespace {
+
+using namespace ksched;
+using Steady = std::chrono::steady_clock;
+constexpr auto kTimeout = std::chrono::minutes(10);
+
+// Counts first-time binds with their times.
+class BindRecorder : public informers::EventHandler<api::Pod> {
+ public:
+  void OnAdd(const api::PodPtr& p) override {
+    if (p->IsAssigned()) Record();
+  }
+  void OnUpdate(const api::PodPtr& o, const api::PodPtr& n) override {
+    if (!o->IsAssigned() && n->IsAssigned()) Record();
+  }
+  void OnDelete(const informers::Deleted<api::Pod>&) override {}
+  size_t count() {
+    std::lock_guard l(mu_);
+    return times_.size();
+  }
+  std::vector<Steady::time_point> times() {
+    std::lock_guard l(mu_);
+    return times_;
+  }
+
+ private:
+  void Record() {
+    std::lock_guard l(mu_);
+    times_.push_back(Steady::now());
+  }
+  std::mutex mu_;
+  std::vector<Steady::time_point> times_;
+};
+
+bool CreateAll(informers::ApiClient& c, const std::string& path, const std::vector<std::string>& bodies) {
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t done = 0, failed = 0;
+  for (const auto& b : bodies) {
+    c.Send({.verb = informers::Verb::kPost, .path = path, .body = b}, [&](StatusOr<informers::Response> r) {
+      std::lock_guard l(mu);
+      ++done;
+      if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists) {
+        if (failed++ == 0) std::fprintf(stderr, "create failed: %s\n", r.status().ToString().c_str());
+      }
+      cv.notify_all();
+    });
+  }
+  std::unique_lock l(mu);
+  cv.wait(l, [&] { return done == bodies.size(); });
+  return failed == 0;
+}
+
+// utime+stime in seconds and VmHWM in MB of a process.
+std::pair<double, double> ProcStats(pid_t pid) {
+  double cpu = 0, rss = 0;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string s((std::istreambuf_iterator<char>(stat)), {});
+  if (auto close = s.rfind(')'); close != std::string::npos) {
+    std::istringstream in(s.substr(close + 2));
+    std::string field;
+    unsigned long long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && in >> field; ++i) {
+      if (i == 14) utime = std::stoull(field);
+      if (i == 15) stime = std::stoull(field);
+    }
+    cpu = static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) rss = std::stod(line.substr(6)) / 1024.0;
+  }
+  return {cpu, rss};
+}
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t i = static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
+  return v[std::min(i, v.size() - 1)];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int sep = 0;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--") sep = i;
+  if (argc < 6 || sep != 5 || sep + 1 >= argc) {
+    std::fprintf(stderr, "usage: %s <kubeconfig> <nodes> <pods> <schedulerName> -- <command...>\n", argv[0]);
+    return 2;
+  }
+  const int num_nodes = std::atoi(argv[2]), num_pods = std::atoi(argv[3]);
+  const std::string scheduler_name = argv[4];
+  auto rc = informers::LoadKubeconfig(argv[1]);
+  if (!rc.ok()) {
+    std::fprintf(stderr, "%s\n", rc.status().ToString().c_str());
+    return 1;
+  }
+  rc->qps = 0;
+  auto client = informers::NewCurlApiClient(*rc);
+  if (!client.ok()) return 1;
+  auto& c = **client;
+
+  std::vector<std::string> nodes, pods;
+  for (int i = 0; i < num_nodes; ++i) {
+    api::Node n;
+    n.metadata.name = "bench-node-" + std::to_string(i);
+    n.metadata.labels.Set("kubernetes.io/hostname", n.metadata.name);
+    n.metadata.labels.Set("topology.kubernetes.io/zone", "zone-" + std::to_string(i % 3));
+    n.status.allocatable = {{"cpu", api::Quantity::FromValue(32)}, {"memory", *api::Quantity::Parse("128Gi")},
+                            {"pods", api::Quantity::FromValue(110)}};
+    n.status.capacity = n.status.allocatable;
+    nodes.push_back(api::EncodeNode(n));
+  }
+  for (int i = 0; i < num_pods; ++i) {
+    api::Pod p;
+    p.metadata.namespace_ = "default";
+    p.metadata.name = "bench-pod-" + std::to_string(i);
+    p.spec.scheduler_name = scheduler_name;
+    api::Container ct;
+    ct.name = "app";
+    ct.image = "registry.k8s.io/pause:3.9";
+    ct.requests = {{"cpu", api::Quantity::FromMilli(100)}, {"memory", *api::Quantity::Parse("500Mi")}};
+    p.spec.containers.push_back(ct);
+    pods.push_back(api::EncodePod(p));
+  }
+  auto t0 = Steady::now();
+  if (!CreateAll(c, "/api/v1/nodes", nodes) || !CreateAll(c, "/api/v1/namespaces/default/pods", pods)) return 1;
+  std::fprintf(stderr, "created %d nodes and %d pods in %.1f s\n", num_nodes, num_pods,
+               std::chrono::duration<double>(Steady::now() - t0).count());
+
+  BindRecorder rec;
+  informers::PodInformer inf(c, "/api/v1/namespaces/default/pods");
+  inf.AddHandler(&rec);
+  inf.Start();
+  if (!inf.WaitForSync(std::chrono::minutes(2))) return 1;
+  size_t already = rec.count();
+
+  auto start = Steady::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    execvp(argv[sep + 1], argv + sep + 1);
+    std::perror("exec");
+    _exit(127);
+  }
+  double peak_rss = 0, cpu = 0;
+  while (rec.count() < static_cast<size_t>(num_pods) && Steady::now() - start < kTimeout) {
+    auto [c_now, rss] = ProcStats(pid);
+    cpu = std::max(cpu, c_now);
+    peak_rss = std::max(peak_rss, rss);
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      std::fprintf(stderr, "scheduler exited early (status %d)\n", status);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  auto end = Steady::now();
+  auto [c_final, rss_final] = ProcStats(pid);
+  cpu = std::max(cpu, c_final);
+  peak_rss = std::max(peak_rss, rss_final);
+  kill(pid, SIGTERM);
+  waitpid(pid, nullptr, 0);
+  inf.Stop();
+
+  auto times = rec.times();
+  size_t bound = times.size() - already;
+  std::sort(times.begin(), times.end());
+  double total = std::chrono::duration<double>(end - start).count();
+  // Per-second bind counts over the busy period (first to last bind).
+  std::vector<double> per_sec;
+  if (bound > 0) {
+    auto first = times[already];
+    size_t buckets = static_cast<size_t>(std::chrono::duration<double>(times.back() - first).count()) + 1;
+    per_sec.assign(buckets, 0);
+    for (size_t i = already; i < times.size(); ++i)
+      per_sec[static_cast<size_t>(std::chrono::duration<double>(times[i] - first).count())] += 1;
+    if (per_sec.size() > 1) per_sec.pop_back();  // the last, partial second
+  }
+  double busy = bound > 0 ? std::chrono::duration<double>(times.back() - times[already]).count() : 0;
+  std::printf("scheduler=%s nodes=%d pods=%d bound=%zu\n", scheduler_name.c_str(), num_nodes, num_pods, bound);
+  std::printf("time to all bound (from scheduler start): %.2f s\n", total);
+  std::printf("throughput: average %.0f pods/s over the whole run, %.0f pods/s first-to-last bind\n",
+              static_cast<double>(bound) / total, busy > 0 ? static_cast<double>(bound) / busy : 0.0);
+  std::printf("per-second binds: p50 %.0f  p90 %.0f  p99 %.0f\n", Percentile(per_sec, 0.5), Percentile(per_sec, 0.9),
+              Percentile(per_sec, 0.99));
+  std::printf("scheduler CPU: %.0f ms total, %.3f ms per pod\n", cpu * 1000, bound ? cpu * 1000 / bound : 0.0);
+  std::printf("scheduler peak RSS: %.1f MB\n", peak_rss);
+  return bound == static_cast<size_t>(num_pods) ? 0 : 1;
+}
