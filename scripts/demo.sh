@@ -73,7 +73,8 @@ node gpu-b 8 32Gi zone-b '{"key":"dedicated","value":"gpu","effect":"NoSchedule"
 
 echo "== starting ksched (as user ksched, config manifests/examples/demo-config.yaml)"
 "$BUILD/cmd/ksched/ksched" --config "$ROOT/manifests/examples/demo-config.yaml" \
-  --kubeconfig "$DIR/ksched.kubeconfig" --v=2 > "$DIR/ksched.log" 2>&1 &
+  --kubeconfig "$DIR/ksched.kubeconfig" --secure-port "${KSCHED_PORT:-10259}" --bind-address 127.0.0.1 \
+  --v=2 > "$DIR/ksched.log" 2>&1 &
 KSCHED_PID=$!
 
 echo "== pods"
@@ -99,6 +100,13 @@ echo
 echo "== events"
 api GET /apis/events.k8s.io/v1/namespaces/default/events |
   jq -r '.items[] | "\(.type)\t\(.reason)\t\(.regarding.name)\t\(.note)"' | sort -k3,3 -s | head -20
+echo
+PORT=${KSCHED_PORT:-10259}
+echo "== https://127.0.0.1:$PORT/healthz (anonymous): $(curl -sk "https://127.0.0.1:$PORT/healthz")"
+echo "== /metrics without a token: HTTP $(curl -sk -o /dev/null -w '%{http_code}' "https://127.0.0.1:$PORT/metrics")"
+echo "== /metrics with an authorized token (TokenReview + SubjectAccessReview), scheduler_* samples:"
+curl -sk -H "Authorization: Bearer admintoken" "https://127.0.0.1:$PORT/metrics" |
+  grep -E '^scheduler_(schedule_attempts_total|pending_pods|cache_size|pod_scheduling_attempts_count)' | head -12
 echo
 echo "== ksched log (last lines, $DIR/ksched.log)"
 tail -5 "$DIR/ksched.log"

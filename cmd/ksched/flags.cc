@@ -75,6 +75,38 @@ const std::map<std::string, FlagDef>& Defs() {
                                              f.leader_elect_resource_namespace = v;
                                              return std::string();
                                            }}},
+      {"secure-port", {"The port on which to serve HTTPS with authentication and authorization; 0 disables it "
+                       "(default 10259).", false,
+                       [](Flags& f, const std::string& v) {
+                         char* end = nullptr;
+                         long n = std::strtol(v.c_str(), &end, 10);
+                         if (v.empty() || *end || n < 0 || n > 65535) return std::string("must be a port number");
+                         f.secure_port = static_cast<int>(n);
+                         return std::string();
+                       }}},
+      {"bind-address", {"The IP address on which to listen for the --secure-port port (default 0.0.0.0).", false,
+                        [](Flags& f, const std::string& v) { f.bind_address = v; return std::string(); }}},
+      {"cert-dir", {"The directory where the TLS certs are located (or written, when generated).", false,
+                    [](Flags& f, const std::string& v) { f.cert_dir = v; return std::string(); }}},
+      {"tls-cert-file", {"File containing the default x509 Certificate for HTTPS.", false,
+                         [](Flags& f, const std::string& v) { f.tls_cert_file = v; return std::string(); }}},
+      {"tls-private-key-file", {"File containing the default x509 private key matching --tls-cert-file.", false,
+                                [](Flags& f, const std::string& v) { f.tls_private_key_file = v; return std::string(); }}},
+      {"authorization-always-allow-paths",
+       {"A list of HTTP paths to skip during authorization (default [/healthz,/readyz,/livez]); add /metrics to "
+        "allow anonymous scrapes.", false,
+        [](Flags& f, const std::string& v) {
+          f.authorization_always_allow_paths.clear();
+          size_t start = 0;
+          while (start <= v.size()) {
+            size_t comma = v.find(',', start);
+            std::string p = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+            if (!p.empty()) f.authorization_always_allow_paths.push_back(p);
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+          }
+          return std::string();
+        }}},
       {"v", {"number for the log level verbosity", false,
              [](Flags& f, const std::string& v) {
                char* end = nullptr;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "config/duration.h"
 #include "config/types.h"
@@ -23,6 +24,11 @@ struct Flags {
       leader_elect_retry_period;
   std::optional<std::string> leader_elect_resource_lock, leader_elect_resource_name,
       leader_elect_resource_namespace;
+  // Serving (HTTPS /healthz /livez /readyz /metrics); secure_port 0 disables it.
+  int secure_port = 10259;
+  std::string bind_address = "0.0.0.0";
+  std::string cert_dir, tls_cert_file, tls_private_key_file;
+  std::vector<std::string> authorization_always_allow_paths = {"/healthz", "/readyz", "/livez"};
   int verbosity = 0;
   bool version = false;
   bool help = false;

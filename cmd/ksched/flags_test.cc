@@ -25,6 +25,11 @@ TEST(FlagsTest, ParsesValueFormsAndBooleans) {
   EXPECT_EQ(f.verbosity, 4);
   EXPECT_EQ(f.leader_elect, false);
   EXPECT_EQ(f.pod_max_in_unschedulable_pods_duration, std::chrono::seconds(90));
+  EXPECT_EQ(f.secure_port, 10259);
+  EXPECT_EQ(f.authorization_always_allow_paths, (std::vector<std::string>{"/healthz", "/readyz", "/livez"}));
+  ASSERT_TRUE(Parse({"--secure-port=0", "--authorization-always-allow-paths=/healthz,/metrics"}, &f, &err)) << err;
+  EXPECT_EQ(f.secure_port, 0);
+  EXPECT_EQ(f.authorization_always_allow_paths, (std::vector<std::string>{"/healthz", "/metrics"}));
 
   config::KubeSchedulerConfiguration cfg;
   cfg.leader_election.renew_deadline = std::chrono::seconds(7);
@@ -42,6 +47,7 @@ TEST(FlagsTest, ErrorsNameTheFlag) {
       {{"--leader-elect=maybe"}, "invalid argument \"maybe\" for \"--leader-elect\" flag"},
       {{"--leader-elect-retry-period=2"}, "for \"--leader-elect-retry-period\" flag"},
       {{"stray"}, "unexpected argument \"stray\""},
+      {{"--secure-port=70000"}, "for \"--secure-port\" flag: must be a port number"},
   };
   for (const auto& c : cases) {
     Flags f;
@@ -55,7 +61,8 @@ TEST(FlagsTest, UsageListsEveryFlag) {
   std::string u = Usage();
   for (const char* name : {"--config", "--kubeconfig", "--master", "--write-config-to", "--leader-elect",
                            "--leader-elect-lease-duration", "--pod-max-in-unschedulable-pods-duration", "-v, --v",
-                           "--version", "-h, --help"})
+                           "--version", "-h, --help", "--secure-port", "--bind-address", "--cert-dir",
+                           "--tls-cert-file", "--tls-private-key-file", "--authorization-always-allow-paths"})
     EXPECT_NE(u.find(name), std::string::npos) << name;
 }
 

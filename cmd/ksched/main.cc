@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <atomic>
 #include <fstream>
+#include <memory>
 #include <string>
 
 #include "cmd/ksched/flags.h"
@@ -15,6 +17,9 @@
 #include "informers/informer.h"
 #include "informers/rest_config.h"
 #include "pkg/framework/registry.h"
+#include "pkg/metrics/metrics.h"
+#include "pkg/server/authorizer.h"
+#include "pkg/server/server.h"
 #include "pkg/scheduler/scheduler.h"
 #include "pkg/util/log.h"
 
@@ -80,15 +85,23 @@ int Run(const cmd::Flags& flags) {
     KLOG(ERROR) << "invalid client configuration: " << rc.status().message();
     return 1;
   }
-  // Three clients: watches, binds, and status/events with a budget of their own so
-  // failures never starve binds.
+  // Four clients: watches, binds, status/events with a budget of their own so failures
+  // never starve binds, and token/access reviews for /metrics.
   auto watch_client = informers::NewCurlApiClient(*rc);
   auto bind_client = informers::NewCurlApiClient(*rc);
   auto status_client = informers::NewCurlApiClient(*rc);
-  if (!watch_client.ok() || !bind_client.ok() || !status_client.ok()) {
+  auto review_client = informers::NewCurlApiClient(*rc);
+  if (!watch_client.ok() || !bind_client.ok() || !status_client.ok() || !review_client.ok()) {
     KLOG(ERROR) << "creating API clients: " << watch_client.status().message();
     return 1;
   }
+  // Declared before the scheduler, so the scheduler (whose queue reports into it) goes first.
+  scheduler::Scheduler* sched_ptr = nullptr;  // set below; read only during scrapes
+  metrics::Metrics metrics({.cache_sizes = [&sched_ptr] {
+    if (!sched_ptr) return metrics::CacheSizes{};
+    auto& c = sched_ptr->cache();
+    return metrics::CacheSizes{c.NodeCount(), c.PodCount(), c.AssumedPodCount()};
+  }});
   informers::PodInformer pods(**watch_client, "/api/v1/pods",
                               {.field_selector = informers::kNonTerminalPodsSelector});
   informers::NodeInformer nodes(**watch_client, "/api/v1/nodes");
@@ -101,6 +114,9 @@ int Run(const cmd::Flags& flags) {
   so.hostname = Hostname();
   so.pod_max_in_unschedulable = flags.pod_max_in_unschedulable_pods_duration;
   so.pod_lister = [&pods](const std::string& key) { return pods.Get(key); };
+  so.queue_metrics = &metrics;
+  so.framework_metrics = &metrics;
+  so.metrics = &metrics;
   auto sched = scheduler::Scheduler::New(std::move(so));
   if (!sched.ok()) {
     KLOG(ERROR) << sched.status().message();
@@ -108,6 +124,30 @@ int Run(const cmd::Flags& flags) {
   }
   pods.AddHandler(&(*sched)->pod_handler());
   nodes.AddHandler(&(*sched)->node_handler());
+  sched_ptr = sched->get();
+  metrics.SetGoroutinesSource("binding", [&sched_ptr] { return static_cast<int64_t>(sched_ptr->BindsInFlight()); });
+
+  std::atomic<bool> synced{false};
+  server::TokenReviewAuthorizer authorizer({.client = review_client->get()});
+  std::unique_ptr<server::Server> srv;
+  if (flags.secure_port != 0) {
+    srv = std::make_unique<server::Server>(server::ServerOptions{
+        .bind_address = flags.bind_address,
+        .secure_port = flags.secure_port,
+        .tls_cert_file = flags.tls_cert_file,
+        .tls_private_key_file = flags.tls_private_key_file,
+        .cert_dir = flags.cert_dir,
+        .hostname = Hostname(),
+        .always_allow_paths = flags.authorization_always_allow_paths,
+        .authorizer = &authorizer,
+        .ready = [&synced] { return synced ? Status::OK() : Unavailable("handlers are not fully synchronized"); },
+        .metrics = [&metrics] { return metrics.Serialize(); }});
+    if (Status s = srv->Start(); !s.ok()) {
+      KLOG(ERROR) << "serving on port " << flags.secure_port << ": " << s.message();
+      return 1;
+    }
+    KLOG(INFO) << "Serving securely on " << flags.bind_address << ":" << flags.secure_port;
+  }
 
   // Signals are taken synchronously by this thread, so no handler races the scheduler.
   sigset_t sigs;
@@ -123,6 +163,7 @@ int Run(const cmd::Flags& flags) {
     KLOG(ERROR) << "informers did not sync within " << kSyncTimeout.count() << " minutes";
     return 1;
   }
+  synced = true;
   KLOG(INFO) << "Caches are synced; starting to schedule (" << cfg->profiles.size() << " profile(s), "
              << nodes.Size() << " nodes)";
   (*sched)->Run();
@@ -131,6 +172,7 @@ int Run(const cmd::Flags& flags) {
   sigwait(&sigs, &sig);
   KLOG(INFO) << "Received " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << ", shutting down";
   (*sched)->Stop(kShutdownGrace);
+  if (srv) srv->Stop();
   pods.Stop();
   nodes.Stop();
   return 0;

@@ -62,7 +62,11 @@ std::string PodBody(const std::string& ns, const std::string& name, const std::s
 // A running ksched: informers feeding a Scheduler, as cmd/ksched wires them.
 class Harness {
  public:
-  explicit Harness(std::vector<std::string> profiles) : bind_(Client()), status_(Client()), watch_(Client()) {
+  // `customize` may add plugins to the registry and enable them in each profile.
+  using Customize = std::function<void(config::KubeSchedulerProfile&, framework::Registry&)>;
+  explicit Harness(std::vector<std::string> profiles, Customize customize = nullptr)
+      : bind_(Client()), status_(Client()), watch_(Client()) {
+    framework::Registry registry = framework::InTreeRegistry();
     config::KubeSchedulerConfiguration cfg;
     config::SetDefaults(cfg);
     auto base = cfg.profiles.at(0);
@@ -70,6 +74,7 @@ class Harness {
     for (const auto& name : profiles) {
       auto p = base;
       p.scheduler_name = name;
+      if (customize) customize(p, registry);
       cfg.profiles.push_back(p);
     }
     pods_ = std::make_unique<informers::PodInformer>(
@@ -77,7 +82,7 @@ class Harness {
     nodes_ = std::make_unique<informers::NodeInformer>(*watch_, "/api/v1/nodes");
     SchedulerOptions o;
     o.config = cfg;
-    o.registry = framework::InTreeRegistry();
+    o.registry = std::move(registry);
     o.bind_client = bind_.get();
     o.status_client = status_.get();
     o.pod_lister = [this](const std::string& key) { return pods_->Get(key); };
@@ -98,6 +103,7 @@ class Harness {
     nodes_->Stop();
   }
   informers::PodInformer& pods() { return *pods_; }
+  Scheduler& scheduler() { return *sched_; }
 
  private:
   informers::ApiClientPtr bind_, status_, watch_;
@@ -179,6 +185,50 @@ TEST(SchedulerIntegrationTest, UnschedulablePodGetsConditionAndEventThenFitsWhen
     after = c->Do({.path = "/apis/events.k8s.io/v1/namespaces/big/events"});
     return after.ok() && after->body.find("Successfully assigned big/huge to big-large-node") != std::string::npos;
   }, 10s));
+}
+
+// Holds every pod at Permit (Wait, 60 s), so a test can act while its bind is pending.
+class HoldAtPermit final : public framework::PermitPlugin {
+ public:
+  std::string_view Name() const override { return "HoldAtPermit"; }
+  framework::Status Permit(framework::CycleState&, const api::Pod&, std::string_view,
+                           std::chrono::milliseconds& timeout) override {
+    timeout = std::chrono::seconds(60);
+    return framework::Status(framework::Code::kWait);
+  }
+};
+
+TEST(SchedulerIntegrationTest, PodDeletedWhileInFlightIsNeverBound) {
+  auto c = Client();
+  Post(*c, "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"inflight"}})");
+  CreateNode(*c, "inflight-node", "8", "inflight");
+  Harness h({"ksched-hold"}, [](config::KubeSchedulerProfile& p, framework::Registry& r) {
+    r["HoldAtPermit"] = [](const config::PluginArgs&, framework::Handle&) -> StatusOr<std::unique_ptr<framework::Plugin>> {
+      return std::unique_ptr<framework::Plugin>(std::make_unique<HoldAtPermit>());
+    };
+    p.plugins.permit.enabled.push_back({"HoldAtPermit", 0});
+  });
+  Post(*c, "/api/v1/namespaces/inflight/pods", PodBody("inflight", "doomed", "ksched-hold", "100m", "inflight"));
+  auto* fwk = h.scheduler().FrameworkFor("ksched-hold");
+  ASSERT_NE(fwk, nullptr);
+  std::string uid;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto p = h.pods().Get("inflight/doomed");
+        if (p) uid = p->metadata.uid;
+        return p && fwk->GetWaitingPod(uid) != nullptr;
+      },
+      30s));
+  EXPECT_EQ(h.scheduler().cache().AssumedPodCount(), 1u);  // assumed, bind pending
+  auto del = c->Do({.verb = Verb::kDelete, .path = "/api/v1/namespaces/inflight/pods/doomed"});
+  ASSERT_TRUE(del.ok()) << del.status().ToString();
+  // The deletion rejects the waiting pod: it is forgotten and never bound.
+  ASSERT_TRUE(Eventually([&] { return h.scheduler().cache().AssumedPodCount() == 0; }, 10s));
+  EXPECT_EQ(fwk->GetWaitingPod(uid), nullptr);
+  EXPECT_EQ(h.scheduler().BindsInFlight(), 0u);
+  auto events = c->Do({.path = "/apis/events.k8s.io/v1/namespaces/inflight/events"});
+  ASSERT_TRUE(events.ok());
+  EXPECT_EQ(events->body.find("Successfully assigned inflight/doomed"), std::string::npos) << events->body;
 }
 
 TEST(SchedulerIntegrationTest, TwoProfilesInOneProcessAndForeignPodsIgnored) {

@@ -1,0 +1,268 @@
+#include "pkg/metrics/metrics.h"
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/histogram.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <vector>
+
+namespace ksched::metrics {
+namespace {
+
+using prometheus::BuildCounter;
+using prometheus::BuildHistogram;
+using prometheus::Histogram;
+
+// Upstream's metrics.ExponentialBuckets(start, factor, count).
+Histogram::BucketBoundaries ExponentialBuckets(double start, double factor, int count) {
+  Histogram::BucketBoundaries buckets;
+  buckets.reserve(count);
+  double value = start;
+  for (int i = 0; i < count; ++i) {
+    buckets.push_back(value);
+    value *= factor;
+  }
+  return buckets;
+}
+
+const Histogram::BucketBoundaries& LatencyBuckets() {  // 0.001 .. 16.384 s
+  static const auto* buckets = new Histogram::BucketBoundaries(ExponentialBuckets(0.001, 2, 15));
+  return *buckets;
+}
+const Histogram::BucketBoundaries& ExtensionPointBuckets() {  // 0.0001 .. 0.2048 s
+  static const auto* buckets = new Histogram::BucketBoundaries(ExponentialBuckets(0.0001, 2, 12));
+  return *buckets;
+}
+const Histogram::BucketBoundaries& PluginBuckets() {  // 1e-05 .. 0.022 s
+  static const auto* buckets = new Histogram::BucketBoundaries(ExponentialBuckets(0.00001, 1.5, 20));
+  return *buckets;
+}
+const Histogram::BucketBoundaries& PodDurationBuckets() {  // 0.01 .. 5242.88 s
+  static const auto* buckets = new Histogram::BucketBoundaries(ExponentialBuckets(0.01, 2, 20));
+  return *buckets;
+}
+
+// Upstream caps the `attempts` label so its cardinality stays bounded.
+std::string AttemptsLabel(int attempts) {
+  if (attempts >= 15) return "15+";
+  return std::to_string(attempts < 1 ? 1 : attempts);
+}
+
+prometheus::MetricFamily GaugeFamily(std::string name, std::string help) {
+  prometheus::MetricFamily family;
+  family.name = std::move(name);
+  family.help = std::move(help);
+  family.type = prometheus::MetricType::Gauge;
+  return family;
+}
+
+void AddGauge(prometheus::MetricFamily& family, std::vector<prometheus::ClientMetric::Label> labels, double value) {
+  prometheus::ClientMetric metric;
+  metric.label = std::move(labels);
+  metric.gauge.value = value;
+  family.metric.push_back(std::move(metric));
+}
+
+}  // namespace
+
+// Builder-created families are owned by the registry; these are borrowed references.
+struct Metrics::Families {
+  explicit Families(prometheus::Registry& r)
+      : schedule_attempts(BuildCounter()
+                              .Name("scheduler_schedule_attempts_total")
+                              .Help("[STABLE] Number of attempts to schedule pods, by the result. 'unschedulable' "
+                                    "means a pod could not be scheduled, while 'error' means an internal scheduler "
+                                    "problem.")
+                              .Register(r)),
+        attempt_duration(BuildHistogram()
+                             .Name("scheduler_scheduling_attempt_duration_seconds")
+                             .Help("[STABLE] Scheduling attempt latency in seconds (scheduling algorithm + binding)")
+                             .Register(r)),
+        algorithm_duration(BuildHistogram()
+                               .Name("scheduler_scheduling_algorithm_duration_seconds")
+                               .Help("[BETA] Scheduling algorithm latency in seconds")
+                               .Register(r)),
+        pod_attempts(BuildHistogram()
+                         .Name("scheduler_pod_scheduling_attempts")
+                         .Help("[STABLE] Number of attempts to successfully schedule a pod.")
+                         .Register(r)),
+        pod_duration(BuildHistogram()
+                         .Name("scheduler_pod_scheduling_duration_seconds")
+                         .Help("[STABLE] E2e latency for a pod being scheduled which may include multiple "
+                               "scheduling attempts.")
+                         .Register(r)),
+        pod_sli_duration(BuildHistogram()
+                             .Name("scheduler_pod_scheduling_sli_duration_seconds")
+                             .Help("[BETA] E2e latency for a pod being scheduled, from the time the pod enters the "
+                                   "scheduling queue and might involve multiple scheduling attempts.")
+                             .Register(r)),
+        extension_point(BuildHistogram()
+                            .Name("scheduler_framework_extension_point_duration_seconds")
+                            .Help("[STABLE] Latency for running all plugins of a specific extension point.")
+                            .Register(r)),
+        plugin(BuildHistogram()
+                   .Name("scheduler_plugin_execution_duration_seconds")
+                   .Help("[ALPHA] Duration for running a plugin at a specific extension point.")
+                   .Register(r)),
+        permit_wait(BuildHistogram()
+                        .Name("scheduler_permit_wait_duration_seconds")
+                        .Help("[ALPHA] Duration of waiting on permit.")
+                        .Register(r)),
+        incoming(BuildCounter()
+                     .Name("scheduler_queue_incoming_pods_total")
+                     .Help("[STABLE] Number of pods added to scheduling queues by event and queue type.")
+                     .Register(r)),
+        preemption_attempts(BuildCounter()
+                                .Name("scheduler_preemption_attempts_total")
+                                .Help("[STABLE] Total preemption attempts in the cluster till now")
+                                .Register(r)
+                                .Add({})),
+        preemption_victims(BuildHistogram()
+                               .Name("scheduler_preemption_victims")
+                               .Help("[STABLE] Number of selected preemption victims")
+                               .Register(r)
+                               .Add({}, ExponentialBuckets(1, 2, 7))),
+        algorithm(algorithm_duration.Add({}, LatencyBuckets())),
+        attempts(pod_attempts.Add({}, ExponentialBuckets(1, 2, 5))) {}
+
+  prometheus::Family<prometheus::Counter>& schedule_attempts;
+  prometheus::Family<Histogram>& attempt_duration;
+  prometheus::Family<Histogram>& algorithm_duration;
+  prometheus::Family<Histogram>& pod_attempts;
+  prometheus::Family<Histogram>& pod_duration;
+  prometheus::Family<Histogram>& pod_sli_duration;
+  prometheus::Family<Histogram>& extension_point;
+  prometheus::Family<Histogram>& plugin;
+  prometheus::Family<Histogram>& permit_wait;
+  prometheus::Family<prometheus::Counter>& incoming;
+  prometheus::Counter& preemption_attempts;
+  Histogram& preemption_victims;
+  Histogram& algorithm;
+  Histogram& attempts;
+};
+
+Metrics::Metrics(MetricsOptions options)
+    : registry_(std::make_shared<prometheus::Registry>()),
+      families_(std::make_unique<Families>(*registry_)),
+      options_(std::move(options)) {
+  MutexLock lock(mu_);
+  pending_source_ = options_.pending_pods;
+}
+
+Metrics::~Metrics() = default;
+
+void Metrics::IncomingPod(std::string_view queue, std::string_view event) {
+  families_->incoming.Add({{"queue", std::string(queue)}, {"event", std::string(event)}}).Increment();
+}
+
+void Metrics::SetPendingPodsSource(std::function<queue::PendingPodCounts()> source) {
+  MutexLock lock(mu_);
+  // The queue clears its reader on destruction; fall back to the option then.
+  pending_source_ = source ? std::move(source) : options_.pending_pods;
+}
+
+void Metrics::ObserveExtensionPoint(std::string_view point, framework::Code code, std::string_view profile,
+                                    double seconds) {
+  families_->extension_point
+      .Add({{"extension_point", std::string(point)},
+            {"status", std::string(framework::CodeName(code))},
+            {"profile", std::string(profile)}},
+           ExtensionPointBuckets())
+      .Observe(seconds);
+}
+
+void Metrics::ObservePlugin(std::string_view point, std::string_view plugin, framework::Code code, double seconds) {
+  families_->plugin
+      .Add({{"plugin", std::string(plugin)},
+            {"extension_point", std::string(point)},
+            {"status", std::string(framework::CodeName(code))}},
+           PluginBuckets())
+      .Observe(seconds);
+}
+
+void Metrics::ObservePermitWait(framework::Code code, double seconds) {
+  families_->permit_wait.Add({{"result", std::string(framework::CodeName(code))}}, LatencyBuckets())
+      .Observe(seconds);
+}
+
+void Metrics::ObserveAttempt(std::string_view result, std::string_view profile, double seconds) {
+  prometheus::Labels labels{{"result", std::string(result)}, {"profile", std::string(profile)}};
+  families_->schedule_attempts.Add(labels).Increment();
+  families_->attempt_duration.Add(labels, LatencyBuckets()).Observe(seconds);
+}
+
+void Metrics::ObserveAlgorithm(double seconds) { families_->algorithm.Observe(seconds); }
+
+void Metrics::ObservePodScheduled(int attempts, double seconds) {
+  families_->attempts.Observe(attempts);
+  prometheus::Labels labels{{"attempts", AttemptsLabel(attempts)}};
+  families_->pod_duration.Add(labels, PodDurationBuckets()).Observe(seconds);
+  families_->pod_sli_duration.Add(labels, PodDurationBuckets()).Observe(seconds);
+}
+
+void Metrics::ObservePreemptionAttempt() { families_->preemption_attempts.Increment(); }
+
+void Metrics::ObservePreemptionVictims(int victims) { families_->preemption_victims.Observe(victims); }
+
+void Metrics::SetGoroutinesSource(std::string operation, std::function<int64_t()> source) {
+  MutexLock lock(mu_);
+  if (source) {
+    goroutine_sources_[std::move(operation)] = std::move(source);
+  } else {
+    goroutine_sources_.erase(operation);
+  }
+}
+
+std::string Metrics::Serialize() const {
+  std::vector<prometheus::MetricFamily> families = registry_->Collect();
+  {
+    MutexLock lock(mu_);
+    if (pending_source_) {
+      queue::PendingPodCounts counts = pending_source_();
+      auto family = GaugeFamily("scheduler_pending_pods",
+                                "[STABLE] Number of pending pods, by the queue type. 'active' means number of pods in "
+                                "activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number of "
+                                "pods in unschedulablePods that the scheduler attempted to schedule and failed; "
+                                "'gated' is the number of unschedulable pods that the scheduler never attempted to "
+                                "schedule because they are gated.");
+      AddGauge(family, {{"queue", std::string(queue::kActiveQueueName)}}, counts.active);
+      AddGauge(family, {{"queue", std::string(queue::kBackoffQueueName)}}, counts.backoff);
+      AddGauge(family, {{"queue", std::string(queue::kGatedQueueName)}}, counts.gated);
+      AddGauge(family, {{"queue", std::string(queue::kUnschedulableQueueName)}}, counts.unschedulable);
+      families.push_back(std::move(family));
+    }
+    if (!goroutine_sources_.empty()) {
+      auto family = GaugeFamily("scheduler_goroutines",
+                                "[ALPHA] Number of running goroutines split by the work they do such as binding.");
+      for (const auto& [operation, source] : goroutine_sources_) {
+        AddGauge(family, {{"operation", operation}}, static_cast<double>(source()));
+      }
+      families.push_back(std::move(family));
+    }
+    if (options_.cache_sizes) {
+      CacheSizes sizes = options_.cache_sizes();
+      auto family = GaugeFamily("scheduler_cache_size",
+                                "[ALPHA] Number of nodes, pods, and assumed (bound) pods in the scheduler cache.");
+      AddGauge(family, {{"type", "assumed_pods"}}, sizes.assumed_pods);
+      AddGauge(family, {{"type", "nodes"}}, sizes.nodes);
+      AddGauge(family, {{"type", "pods"}}, sizes.pods);
+      families.push_back(std::move(family));
+    }
+    if (options_.unschedulable_pods) {
+      auto family = GaugeFamily("scheduler_unschedulable_pods",
+                                "[ALPHA] The number of unschedulable pods broken down by plugin name. A pod will "
+                                "increment the gauge for all plugins that caused it to not schedule and so this "
+                                "metric have meaning only when broken down by plugin.");
+      for (const auto& [key, count] : options_.unschedulable_pods()) {
+        AddGauge(family, {{"plugin", key.first}, {"profile", key.second}}, count);
+      }
+      families.push_back(std::move(family));
+    }
+  }
+  return prometheus::TextSerializer().Serialize(families);
+}
+
+}  // namespace ksched::metrics

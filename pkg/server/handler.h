@@ -1,0 +1,25 @@
+// Internal to pkg/server: the request routing and authorization decision, kept apart from
+// cpprestsdk so it can be tested without sockets.
+#pragma once
+
+#include <string>
+
+#include "pkg/server/server.h"
+
+namespace ksched::server {
+
+struct HandlerResponse {
+  int status = 200;
+  std::string body;
+  std::string content_type = "text/plain; charset=utf-8";
+};
+
+// Whether `path` is served without a token (exact match, or prefix match for an entry
+// ending in "*").
+bool IsAlwaysAllowed(const ServerOptions& options, const std::string& path);
+
+// method: "GET", ...; authorization: the raw Authorization header ("" when absent).
+HandlerResponse HandleRequest(const ServerOptions& options, const std::string& method, const std::string& path,
+                              const std::string& authorization);
+
+}  // namespace ksched::server
