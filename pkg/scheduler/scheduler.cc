@@ -50,7 +50,10 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
                                                             .clock = &s->clock_,
                                                             .hostname = s->options_.hostname});
   s->cache_ = cache::NewCache();
-  s->parallelizer_ = std::make_unique<framework::runtime::Parallelizer>(cfg.parallelism);
+  // `parallelism` bounds the Filter/Score workers. Upstream runs them as goroutines; as OS
+  // threads, more workers than cores only add wake-ups and context switches.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  s->parallelizer_ = std::make_unique<framework::runtime::Parallelizer>(std::min(cfg.parallelism, cores));
   s->nominator_view_ = std::make_unique<NominatorView>();
 
   queue::QueueOptions qopts;

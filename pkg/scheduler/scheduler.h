@@ -44,7 +44,7 @@ struct SchedulerOptions {
   informers::ApiClient* bind_client = nullptr;
   informers::ApiClient* status_client = nullptr;
   std::string hostname = "localhost";
-  int binding_workers = 16;
+  int binding_workers = 32;
   Clock::duration pod_max_in_unschedulable = std::chrono::minutes(5);
   // Looks a pod up in the informer store by "namespace/name" (failure handler re-read).
   std::function<api::PodPtr(const std::string& key)> pod_lister;
