@@ -24,7 +24,9 @@ run() { # dir label-args...
 
 start=$(date +%s)
 run "$main"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run "$san" -L unit
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  LSAN_OPTIONS=suppressions="$ROOT/tests/lsan.supp" run "$san" -L unit
 echo "tests took $(( $(date +%s) - start )) s"
 echo "${total_pass} passed, ${total_fail} failed"
 exit $rc
