@@ -290,22 +290,12 @@ class CurlApiClient final : public ApiClient {
     t->headers = curl_slist_append(t->headers, "Accept: application/json");
     if (std::string tok = tokens_.Token(); !tok.empty())
       t->headers = curl_slist_append(t->headers, ("Authorization: Bearer " + tok).c_str());
-    switch (r.verb) {
-      case Verb::kGet:
-        break;
-      case Verb::kDelete:
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
-        break;
-      case Verb::kPost:
-      case Verb::kPut:
-      case Verb::kPatch:
-        if (r.verb != Verb::kPost) curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, VerbName(r.verb).data());
-        curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());
-        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
-        t->headers = curl_slist_append(t->headers, ("Content-Type: " + r.content_type).c_str());
-        break;
-    }
-    if (r.verb == Verb::kDelete && !r.body.empty()) {
+    if (r.verb != Verb::kGet && r.verb != Verb::kPost)
+      curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, VerbName(r.verb).data());
+    // POST/PUT/PATCH always carry a body (possibly empty); DELETE only when given one
+    // (e.g. DeleteOptions).
+    if (r.verb == Verb::kPost || r.verb == Verb::kPut || r.verb == Verb::kPatch ||
+        (r.verb == Verb::kDelete && !r.body.empty())) {
       curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());
       curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
       t->headers = curl_slist_append(t->headers, ("Content-Type: " + r.content_type).c_str());

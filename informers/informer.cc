@@ -128,12 +128,17 @@ InformerStats Informer<T>::Stats() const {
 }
 
 template <typename T>
+void Informer<T>::AppendSelectors(std::string& path) const {
+  if (!options_.field_selector.empty()) path += "&fieldSelector=" + UrlEncode(options_.field_selector);
+  if (!options_.label_selector.empty()) path += "&labelSelector=" + UrlEncode(options_.label_selector);
+}
+
+template <typename T>
 std::string Informer<T>::ListPath(const std::string& cont, bool paginate) const {
   std::string p = path_ + "?resourceVersion=";  // "": a consistent read from etcd
   if (paginate) p += "&limit=" + std::to_string(options_.page_size);
   if (!cont.empty()) p += "&continue=" + UrlEncode(cont);
-  if (!options_.field_selector.empty()) p += "&fieldSelector=" + UrlEncode(options_.field_selector);
-  if (!options_.label_selector.empty()) p += "&labelSelector=" + UrlEncode(options_.label_selector);
+  AppendSelectors(p);
   return p;
 }
 
@@ -144,8 +149,7 @@ std::string Informer<T>::WatchPath(int64_t timeout_seconds) const {
     std::shared_lock lock(store_mu_);
     p += "&resourceVersion=" + UrlEncode(rv_);
   }
-  if (!options_.field_selector.empty()) p += "&fieldSelector=" + UrlEncode(options_.field_selector);
-  if (!options_.label_selector.empty()) p += "&labelSelector=" + UrlEncode(options_.label_selector);
+  AppendSelectors(p);
   return p;
 }
 

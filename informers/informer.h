@@ -105,6 +105,7 @@ class Informer {
   void Backoff(std::stop_token stop);
   std::string ListPath(const std::string& cont, bool paginate) const;
   std::string WatchPath(int64_t timeout_seconds) const;
+  void AppendSelectors(std::string& path) const;
 
   ApiClient& client_;
   const std::string path_;

@@ -10,8 +10,6 @@ namespace {
 
 using framework::ClusterEvent;
 
-bool SameResources(const api::ResourceList& a, const api::ResourceList& b) { return a == b; }
-
 bool SameConditions(const api::Node& a, const api::Node& b) {
   // Only type and status matter for scheduling; heartbeat times change constantly.
   if (a.status.conditions.size() != b.status.conditions.size()) return false;
@@ -29,7 +27,7 @@ std::vector<ClusterEvent> NodeSchedulingPropertiesChange(const api::Node& old_no
   std::vector<ClusterEvent> events;
   if (old_node.spec.unschedulable != new_node.spec.unschedulable && !new_node.spec.unschedulable)
     events.push_back(framework::kNodeSpecUnschedulableChange);
-  if (!SameResources(old_node.status.allocatable, new_node.status.allocatable))
+  if (old_node.status.allocatable != new_node.status.allocatable)
     events.push_back(framework::kNodeAllocatableChange);
   if (old_node.metadata.labels != new_node.metadata.labels) events.push_back(framework::kNodeLabelChange);
   if (old_node.spec.taints != new_node.spec.taints) events.push_back(framework::kNodeTaintChange);

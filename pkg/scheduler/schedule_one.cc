@@ -85,14 +85,12 @@ void Scheduler::ScheduleOne() {
   // Its nomination (from an earlier preemption) is spent: the pod now counts on a node.
   queue_->nominator().DeleteNominatedPodIfExists(pod);
   if (auto s = fwk.RunReservePluginsReserve(*attempt->state, pod, attempt->host); !s.IsSuccess()) {
-    fwk.RunReservePluginsUnreserve(*attempt->state, pod, attempt->host);
-    (void)cache_->ForgetPod(*attempt->assumed);
+    UndoAssume(*attempt);
     HandleFailure(*attempt, s, nullptr);
     return;
   }
   if (auto s = fwk.RunPermitPlugins(*attempt->state, pod, attempt->host); !s.IsSuccess() && !s.IsWait()) {
-    fwk.RunReservePluginsUnreserve(*attempt->state, pod, attempt->host);
-    (void)cache_->ForgetPod(*attempt->assumed);
+    UndoAssume(*attempt);
     HandleFailure(*attempt, s, nullptr);
     return;
   }
@@ -123,13 +121,18 @@ void Scheduler::BindingCycle(std::unique_ptr<Attempt> attempt) {
   fwk.RunPostBindPlugins(*attempt->state, pod, attempt->host);
 }
 
+// Undoes Reserve and Assume: the one cleanup for every failure after the pod was assumed.
+void Scheduler::UndoAssume(Attempt& attempt) {
+  attempt.fwk->RunReservePluginsUnreserve(*attempt.state, attempt.pod(), attempt.host);
+  if (auto s = cache_->ForgetPod(*attempt.assumed); !s.ok())
+    KLOG(ERROR) << "scheduler cache ForgetPod failed, pod=\"" << attempt.pod().Key() << "\": " << s.message();
+}
+
 // Every binding-cycle failure cleans up the same way: Unreserve, Forget, wake the pods
 // that the assumed pod was crowding out, then the failure handler.
 void Scheduler::HandleBindingFailure(std::unique_ptr<Attempt> attempt, const framework::Status& status) {
   const api::Pod& pod = attempt->pod();
-  attempt->fwk->RunReservePluginsUnreserve(*attempt->state, pod, attempt->host);
-  if (auto s = cache_->ForgetPod(*attempt->assumed); !s.ok())
-    KLOG(ERROR) << "scheduler cache ForgetPod failed, pod=\"" << pod.Key() << "\": " << s.message();
+  UndoAssume(*attempt);
   const std::string uid = pod.metadata.uid;
   queue_->MoveAllToActiveOrBackoffQueue(framework::kAssignedPodDelete, attempt->assumed, nullptr,
                                         [uid](const api::Pod& p) { return p.metadata.uid != uid; });

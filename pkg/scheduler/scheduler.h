@@ -88,6 +88,7 @@ class Scheduler {
   void HandleFailure(Attempt& attempt, const framework::Status& status,
                      const framework::runtime::FitError* fit_error);
   void HandleBindingFailure(std::unique_ptr<Attempt> attempt, const framework::Status& status);
+  void UndoAssume(Attempt& attempt);
   void ObserveAttempt(std::string_view result, const Attempt& attempt);
 
   SchedulerOptions options_;
