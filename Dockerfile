@@ -18,6 +18,9 @@ RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-ins
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 65532 --no-create-home --shell /usr/sbin/nologin ksched
 COPY --from=build /build/cmd/ksched/ksched /usr/local/bin/ksched
+# Numeric, so the Deployment's runAsNonRoot can verify it; the same uid as its runAsUser.
+# Nothing is written to the image at run time (readOnlyRootFilesystem); the self-signed
+# serving certificate goes to --cert-dir, an emptyDir in manifests/deployment.yaml.
 USER 65532:65532
 EXPOSE 10259
 ENTRYPOINT ["/usr/local/bin/ksched"]

@@ -3,6 +3,7 @@
 
 #include "config/decoder.h"
 #include "config/defaults.h"
+#include "config/emitter.h"
 #include "config/field_error.h"
 
 namespace ksched::config::internal {
@@ -267,10 +268,12 @@ bool DecodeTypedArgs(Decoder& d, std::string_view name, const Node& n, PluginArg
 }
 
 // Canonical YAML text for out-of-tree args (after the walk has bounded their size).
-std::string EmitRaw(const Node& n) {
-  YAML::Emitter out;
-  out << n;
-  return out.c_str();
+// Canonical YAML of out-of-tree args, with every scalar's type made explicit (a quoted
+// "true" stays a string), so /configz and --write-config-to show what was written.
+StatusOr<std::string> EmitRaw(const Node& n) {
+  auto out = NewYamlEmitter();
+  if (Status s = EmitYamlNode(n, *out); !s.ok()) return s;
+  return out->Text();
 }
 
 // Upstream decodes args after the main object: errors carry the profile/pluginConfig index.
@@ -284,7 +287,10 @@ Status DecodeArgs(size_t* budget, size_t profile_index, size_t config_index, con
     d.PushField("args");
     d.Skip(n);
     if (!d.ok()) return InvalidArgument(prefix + d.fatal());
-    if (!n.IsNull()) *out = RawArgs{EmitRaw(n)};
+    if (n.IsNull()) return Status::OK();
+    auto raw = EmitRaw(n);
+    if (!raw.ok()) return InvalidArgument(prefix + "decoding args for plugin " + name + ": " + raw.status().message());
+    *out = RawArgs{std::move(*raw)};
     return Status::OK();
   }
   std::string want_kind = name + "Args";

@@ -9,42 +9,12 @@
 
 #include "config/decode_config.h"
 #include "config/defaults.h"
+#include "config/emitter.h"
 #include "config/field_error.h"
 #include "pkg/util/log.h"
 
 namespace ksched::config {
 namespace {
-
-// Offset of the first byte that is not well-formed UTF-8 (overlongs and surrogates
-// included), or npos. Go's YAML parser rejects such input; yaml-cpp would pass it through.
-size_t InvalidUtf8Offset(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len;
-    uint32_t cp;
-    if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
-    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
-    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
-    else return i;
-    if (i + len > s.size()) return i;
-    for (size_t k = 1; k < len; ++k) {
-      unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-        (cp >= 0xD800 && cp <= 0xDFFF)) {
-      return i;
-    }
-    i += len;
-  }
-  return std::string_view::npos;
-}
 
 std::string_view RemovedVersionNote(std::string_view version) {
   if (version == "v1beta3") return " (removed in Kubernetes 1.29)";

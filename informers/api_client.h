@@ -37,6 +37,9 @@ struct Request {
   std::chrono::milliseconds timeout{0};
   // Retries on 429 / 5xx with Retry-After, and on connection errors for GET.
   int max_retries = 10;
+  // Events and status writes: started only while no foreground request (a bind) waits,
+  // under a rate budget of their own, so a storm of them never delays binds.
+  bool background = false;
 };
 
 struct Response {

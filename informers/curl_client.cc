@@ -15,6 +15,7 @@
 #include "informers/rate_limiter.h"
 #include "pkg/util/log.h"
 #include "pkg/util/mutex.h"
+#include "pkg/util/thread_name.h"
 
 namespace ksched::informers {
 namespace {
@@ -106,7 +107,9 @@ class CurlApiClient final : public ApiClient {
         options_(options),
         clock_(*options.clock),
         tokens_(config_, clock_),
-        bucket_(config_.qps, config_.burst, clock_.Now()) {
+        lanes_{Lane(config_.qps, config_.burst, clock_.Now()),
+               Lane(options_.background_qps.value_or(config_.qps), options_.background_burst.value_or(config_.burst),
+                    clock_.Now())} {
     multi_ = curl_multi_init();
     curl_multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
     // Many watches + requests share one HTTP/2 connection; allow plenty of streams.
@@ -152,25 +155,37 @@ class CurlApiClient final : public ApiClient {
   bool OnIoThread() const { return std::this_thread::get_id() == loop_.get_id(); }
 
  private:
+  // One wake-up per batch: a request submitted while an earlier wake-up is still
+  // pending rides on it, and one submitted from a callback on the I/O thread (e.g. an
+  // event after a bind) needs none, since the loop goes round again before it polls.
   void Submit(std::unique_ptr<Transfer> t) {
     t->max_body = options_.max_body_bytes;
     t->max_line = options_.max_watch_line_bytes;
+    if (OnIoThread()) {
+      from_callbacks_.push_back(std::move(t));
+      return;
+    }
+    bool wake;
     {
       MutexLock lock(mu_);
       incoming_.push_back(std::move(t));
+      wake = !wakeup_pending_;
+      wakeup_pending_ = true;
     }
-    curl_multi_wakeup(multi_);
+    if (wake) curl_multi_wakeup(multi_);
   }
 
   // ---- the I/O thread ------------------------------------------------------------------
 
   void Loop(std::stop_token st) {
+    SetThreadName(options_.thread_name);
     while (!st.stop_requested()) {
       TakeIncoming();
       StartDue();
       int running = 0;
       curl_multi_perform(multi_, &running);
       Reap();
+      if (!from_callbacks_.empty()) continue;
       curl_multi_poll(multi_, nullptr, 0, static_cast<int>(NextWait().count()), nullptr);
     }
     Shutdown();
@@ -183,8 +198,11 @@ class CurlApiClient final : public ApiClient {
       MutexLock lock(mu_);
       in.swap(incoming_);
       cancels.swap(cancels_);
+      wakeup_pending_ = false;
     }
-    for (auto& t : in) ready_.push_back(std::move(t));
+    for (auto& t : from_callbacks_) Enqueue(std::move(t));
+    from_callbacks_.clear();
+    for (auto& t : in) Enqueue(std::move(t));
     for (uint64_t id : cancels) {
       auto it = std::find_if(active_.begin(), active_.end(),
                              [&](const auto& kv) { return kv.second->watch && kv.second->watch->id == id; });
@@ -193,30 +211,39 @@ class CurlApiClient final : public ApiClient {
         active_.erase(it);
       }
       auto is_it = [&](const auto& t) { return t->watch && t->watch->id == id; };
-      std::erase_if(ready_, is_it);
+      for (Lane& lane : lanes_) std::erase_if(lane.ready, is_it);
       std::erase_if(delayed_, [&](const auto& kv) { return is_it(kv.second); });
     }
   }
 
-  // Starts queued transfers in FIFO order, as far as the in-flight bound and the rate
-  // limiter allow; retries join the queue when their delay is over.
+  void Enqueue(std::unique_ptr<Transfer> t) {
+    Lane& lane = lanes_[t->req.background ? 1 : 0];
+    lane.ready.push_back(std::move(t));
+  }
+
+  // Starts queued transfers in FIFO order per lane, as far as the in-flight bound and
+  // each lane's rate limiter allow; retries rejoin their lane when their delay is over.
+  // Background requests start only while no foreground request waits.
   void StartDue() {
     auto now = clock_.Now();
     while (!delayed_.empty() && delayed_.begin()->first <= now) {
-      ready_.push_back(std::move(delayed_.begin()->second));
+      Enqueue(std::move(delayed_.begin()->second));
       delayed_.erase(delayed_.begin());
     }
-    while (!ready_.empty() && now >= limiter_free_at_) {
-      auto& t = ready_.front();
-      if (!t->watch && in_flight_ >= options_.max_in_flight) break;
-      auto wait = bucket_.TryTake(now);
-      if (wait > Clock::duration::zero()) {
-        limiter_free_at_ = now + wait;
-        break;
+    for (Lane& lane : lanes_) {
+      if (&lane != &lanes_[0] && !lanes_[0].ready.empty()) break;
+      while (!lane.ready.empty() && now >= lane.free_at) {
+        auto& t = lane.ready.front();
+        if (!t->watch && in_flight_ >= options_.max_in_flight) break;
+        auto wait = lane.bucket.TryTake(now);
+        if (wait > Clock::duration::zero()) {
+          lane.free_at = now + wait;
+          break;
+        }
+        auto next = std::move(t);
+        lane.ready.pop_front();
+        Start(std::move(next));
       }
-      auto next = std::move(t);
-      ready_.pop_front();
-      Start(std::move(next));
     }
   }
 
@@ -230,7 +257,8 @@ class CurlApiClient final : public ApiClient {
       return std::max(std::chrono::duration_cast<milliseconds>(at - now) + milliseconds(1), milliseconds(0));
     };
     if (!delayed_.empty()) wait = std::min(wait, until(delayed_.begin()->first));
-    if (!ready_.empty() && limiter_free_at_ > now) wait = std::min(wait, until(limiter_free_at_));
+    for (const Lane& lane : lanes_)
+      if (!lane.ready.empty() && lane.free_at > now) wait = std::min(wait, until(lane.free_at));
     return wait;
   }
 
@@ -454,8 +482,10 @@ class CurlApiClient final : public ApiClient {
       finish(t);
     }
     active_.clear();
-    for (auto& t : ready_) finish(t);
-    ready_.clear();
+    for (Lane& lane : lanes_) {
+      for (auto& t : lane.ready) finish(t);
+      lane.ready.clear();
+    }
     for (auto& [at, t] : delayed_) finish(t);
     delayed_.clear();
   }
@@ -469,13 +499,20 @@ class CurlApiClient final : public ApiClient {
 
   Mutex mu_;
   std::vector<std::unique_ptr<Transfer>> incoming_ GUARDED_BY(mu_);
+  bool wakeup_pending_ GUARDED_BY(mu_) = false;
   std::vector<uint64_t> cancels_ GUARDED_BY(mu_);
 
   // Owned by the I/O thread.
-  TokenBucket bucket_;
-  std::deque<std::unique_ptr<Transfer>> ready_;                      // FIFO, waiting to start
+  // Foreground (0) and background (1) requests: each a FIFO with its own rate budget.
+  struct Lane {
+    Lane(double qps, int burst, Clock::time_point now) : bucket(qps, burst, now) {}
+    TokenBucket bucket;
+    std::deque<std::unique_ptr<Transfer>> ready;  // waiting to start
+    Clock::time_point free_at{};                  // the limiter's next token
+  };
+  Lane lanes_[2];
   std::multimap<Clock::time_point, std::unique_ptr<Transfer>> delayed_;  // retries, by due time
-  Clock::time_point limiter_free_at_{};
+  std::vector<std::unique_ptr<Transfer>> from_callbacks_;  // submitted on the I/O thread
   std::unordered_map<CURL*, std::unique_ptr<Transfer>> active_;
   int in_flight_ = 0;  // active non-watch transfers
 

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "informers/api_client.h"
 #include "informers/rest_config.h"
@@ -27,6 +29,13 @@ struct CurlClientOptions {
   // Keeps a burst from overrunning the server's HTTP/2 stream limit and the connect
   // timeout of transfers queued behind it.
   int max_in_flight = 200;
+  // Rate budget of background requests (Request::background); unset: the same qps and
+  // burst as the config, in a bucket of their own (upstream gives events a client of
+  // their own with the same limits).
+  std::optional<double> background_qps;
+  std::optional<int> background_burst;
+  // Name of the I/O thread (15 characters at most are kept).
+  std::string thread_name = "api-io";
 };
 
 // Creates a client; fails when the TLS material in `config` is unusable.

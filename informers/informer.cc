@@ -5,6 +5,7 @@
 
 #include "pkg/api/json.h"
 #include "pkg/util/log.h"
+#include "pkg/util/thread_name.h"
 
 namespace ksched::informers {
 namespace {
@@ -70,7 +71,10 @@ void Informer<T>::AddHandler(EventHandler<T>* handler) {
 
 template <typename T>
 void Informer<T>::Start() {
-  thread_ = std::jthread([this](std::stop_token st) { Run(st); });
+  thread_ = std::jthread([this](std::stop_token st) {
+    SetThreadName(std::is_same_v<T, api::Pod> ? "informer-pods" : "informer-nodes");
+    Run(st);
+  });
 }
 
 template <typename T>

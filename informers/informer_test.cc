@@ -2,10 +2,13 @@
 // kube-apiserver will not produce on demand.
 #include "informers/informer.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <mutex>
 
 #include "informers/curl_client.h"
 #include "pkg/api/json.h"
@@ -98,6 +101,50 @@ TEST(CurlClientTest, RetriesTooManyRequestsAfterRetryAfter) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(calls.load(), 2);
   EXPECT_GE(std::chrono::steady_clock::now() - start, 1s);  // Retry-After honoured
+}
+
+TEST(CurlClientTest, BackgroundRequestsHaveTheirOwnBudgetAndNeverDelayForeground) {
+  std::mutex mu;
+  std::vector<std::string> seen;
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    {
+      std::lock_guard l(mu);
+      seen.push_back(req.path);
+    }
+    w.Respond(200, "{}");
+  });
+  RestConfig cfg;
+  cfg.server = server.url();
+  cfg.qps = 0;  // foreground: unlimited
+  auto client = NewCurlApiClient(cfg, {.background_qps = 2, .background_burst = 1});
+  ASSERT_TRUE(client.ok());
+  std::atomic<int> done{0};
+  for (std::string p : {"/bg1", "/bg2", "/bg3"})
+    (*client)->Send({.path = p, .background = true}, [&](StatusOr<Response>) { ++done; });
+  auto fg = (*client)->Do({.path = "/fg"});
+  ASSERT_TRUE(fg.ok()) << fg.status().ToString();
+  ASSERT_TRUE(Eventually([&] { return done.load() == 3; }));
+  std::lock_guard l(mu);
+  // bg1 takes the background burst; bg2 and bg3 wait for tokens (0.5 s apart) while the
+  // foreground request goes straight through (before or after bg1: same batch).
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_THAT(std::vector<std::string>(seen.begin(), seen.begin() + 2), ::testing::UnorderedElementsAre("/bg1", "/fg"));
+  EXPECT_EQ(seen[2], "/bg2");
+  EXPECT_EQ(seen[3], "/bg3");
+}
+
+TEST(CurlClientTest, RequestSentFromACallbackRuns) {
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) { w.Respond(200, "{\"p\":\"" + req.path + "\"}"); });
+  auto client = ClientFor(server);
+  std::promise<std::string> second;
+  client->Send({.path = "/first"}, [&](StatusOr<Response> r) {
+    ASSERT_TRUE(r.ok());
+    // On the I/O thread: queued without a wake-up, started before the loop polls again.
+    client->Send({.path = "/second"}, [&](StatusOr<Response> r2) { second.set_value(r2.ok() ? r2->body : "error"); });
+  });
+  auto f = second.get_future();
+  ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(f.get(), "{\"p\":\"/second\"}");
 }
 
 TEST(CurlClientTest, DoesNotRetryServerErrorWithoutRetryAfter) {

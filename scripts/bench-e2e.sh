@@ -18,7 +18,8 @@ run() { # NAME SCHEDULER-NAME CMD...
   local name=$1 sname=$2; shift 2
   KSCHED_CP_OWNER_PID=$$ bash "$CP" up "$DIR" 2>/dev/null
   echo "== $name" >&2
-  "$BUILD/bench/e2e/bench_e2e" "$DIR/kubeconfig" "$NODES" "$PODS" "$sname" -- "$@" | tee "$DIR.$name.out"
+  BENCH_SERVER_PIDS="$(cat "$DIR/apiserver.pid") $(cat "$DIR/etcd.pid")" \
+    "$BUILD/bench/e2e/bench_e2e" "$DIR/kubeconfig" "$NODES" "$PODS" "$sname" -- "$@" | tee "$DIR.$name.out"
   bash "$CP" down "$DIR" >/dev/null 2>&1
 }
 

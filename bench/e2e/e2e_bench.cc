@@ -108,7 +108,7 @@ double Percentile(std::vector<double> v, double p) {
 int main(int argc, char** argv) {
   int sep = 0;
   for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--") sep = i;
+    if (sep == 0 && std::string(argv[i]) == "--") sep = i;
   if (argc < 6 || sep != 5 || sep + 1 >= argc) {
     std::fprintf(stderr, "usage: %s <kubeconfig> <nodes> <pods> <schedulerName> -- <command...>\n", argv[0]);
     return 2;
@@ -160,6 +160,19 @@ int main(int argc, char** argv) {
   if (!inf.WaitForSync(std::chrono::minutes(2))) return 1;
   size_t already = rec.count();
 
+  // The control plane's CPU over the same window (BENCH_SERVER_PIDS="<apiserver> <etcd>"),
+  // to show how much of the machine the API server needs for the same pods.
+  std::vector<pid_t> server_pids;
+  if (const char* env = std::getenv("BENCH_SERVER_PIDS")) {
+    std::istringstream in(env);
+    for (pid_t p; in >> p;) server_pids.push_back(p);
+  }
+  auto server_cpu = [&] {
+    double sum = 0;
+    for (pid_t p : server_pids) sum += ProcStats(p).first;
+    return sum;
+  };
+  const double server_cpu0 = server_cpu();
   auto start = Steady::now();
   pid_t pid = fork();
   if (pid == 0) {
@@ -180,6 +193,7 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   auto end = Steady::now();
+  const double server_cpu_used = server_cpu() - server_cpu0;
   auto [c_final, rss_final] = ProcStats(pid);
   cpu = std::max(cpu, c_final);
   peak_rss = std::max(peak_rss, rss_final);
@@ -210,5 +224,8 @@ int main(int argc, char** argv) {
               Percentile(per_sec, 0.99));
   std::printf("scheduler CPU: %.0f ms total, %.3f ms per pod\n", cpu * 1000, bound ? cpu * 1000 / bound : 0.0);
   std::printf("scheduler peak RSS: %.1f MB\n", peak_rss);
+  if (!server_pids.empty())
+    std::printf("kube-apiserver+etcd CPU meanwhile: %.0f ms total, %.3f ms per pod\n", server_cpu_used * 1000,
+                bound ? server_cpu_used * 1000 / bound : 0.0);
   return bound == static_cast<size_t>(num_pods) ? 0 : 1;
 }

@@ -1,9 +1,12 @@
-// ksched: flags -> config -> API clients -> informers -> scheduler, then run until
-// SIGTERM/SIGINT (graceful: stop popping, let in-flight binds finish, exit 0).
+// ksched: flags -> config -> API clients -> informers -> (leader election) -> scheduler,
+// then run until SIGTERM/SIGINT (graceful: stop popping, let in-flight binds finish,
+// release the lease, exit 0). Losing the lease exits 1 at once.
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <atomic>
 #include <fstream>
 #include <memory>
@@ -16,6 +19,8 @@
 #include "informers/curl_client.h"
 #include "informers/informer.h"
 #include "informers/rest_config.h"
+#include "pkg/leaderelection/identity.h"
+#include "pkg/leaderelection/leader_elector.h"
 #include "pkg/framework/registry.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/server/authorizer.h"
@@ -61,6 +66,18 @@ StatusOr<informers::RestConfig> ClientConfig(const cmd::Flags& flags, const conf
 }
 
 int Run(const cmd::Flags& flags) {
+  // Signals are taken synchronously by this thread, so no handler races the scheduler.
+  // Blocked before any thread starts (threads inherit the mask): a thread that left
+  // SIGTERM unblocked would take it with the default action and kill the process.
+  // SIGUSR2 is internal: the leader elector's thread wakes this one with it.
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGINT);
+  sigaddset(&sigs, SIGUSR2);
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  const pthread_t main_thread = pthread_self();
+
   auto cfg = LoadConfig(flags);
   if (!cfg.ok()) {
     std::fprintf(stderr, "Error: %s\n", cfg.status().message().c_str());
@@ -76,32 +93,36 @@ int Run(const cmd::Flags& flags) {
     KLOG(INFO) << "Wrote configuration to: " << flags.write_config_to;
     return 0;
   }
-  if (cfg->leader_election.leader_elect)
-    KLOG(WARNING) << "leader election is not implemented yet: run a single ksched replica "
-                     "(set leaderElection.leaderElect: false or --leader-elect=false to silence this)";
-
   auto rc = ClientConfig(flags, *cfg);
   if (!rc.ok()) {
     KLOG(ERROR) << "invalid client configuration: " << rc.status().message();
     return 1;
   }
-  // Four clients: watches, binds, status/events with a budget of their own so failures
-  // never starve binds, and token/access reviews for /metrics.
-  auto watch_client = informers::NewCurlApiClient(*rc);
-  auto bind_client = informers::NewCurlApiClient(*rc);
-  auto status_client = informers::NewCurlApiClient(*rc);
-  auto review_client = informers::NewCurlApiClient(*rc);
-  if (!watch_client.ok() || !bind_client.ok() || !status_client.ok() || !review_client.ok()) {
+  // Four clients, each an I/O thread with its own connection and rate budget: watches;
+  // writes (binds in front, events and status patches as background requests with a
+  // budget of their own, so failures never starve binds, and an event after a bind is
+  // sent without waking another thread); token/access reviews for /metrics; and the
+  // leader-election lease, so a renewal never queues behind binds.
+  auto watch_client = informers::NewCurlApiClient(*rc, {.thread_name = "io-watch"});
+  auto write_client = informers::NewCurlApiClient(*rc, {.thread_name = "io-write"});
+  auto review_client = informers::NewCurlApiClient(*rc, {.thread_name = "io-review"});
+  auto lease_client = informers::NewCurlApiClient(*rc, {.thread_name = "io-lease"});
+  if (!watch_client.ok() || !write_client.ok() || !review_client.ok() || !lease_client.ok()) {
     KLOG(ERROR) << "creating API clients: " << watch_client.status().message();
     return 1;
   }
   // Declared before the scheduler, so the scheduler (whose queue reports into it) goes first.
   scheduler::Scheduler* sched_ptr = nullptr;  // set below; read only during scrapes
-  metrics::Metrics metrics({.cache_sizes = [&sched_ptr] {
-    if (!sched_ptr) return metrics::CacheSizes{};
-    auto& c = sched_ptr->cache();
-    return metrics::CacheSizes{c.NodeCount(), c.PodCount(), c.AssumedPodCount()};
-  }});
+  metrics::Metrics metrics({
+      .cache_sizes = [&sched_ptr] {
+        if (!sched_ptr) return metrics::CacheSizes{};
+        auto& c = sched_ptr->cache();
+        return metrics::CacheSizes{c.NodeCount(), c.PodCount(), c.AssumedPodCount()};
+      },
+      .unschedulable_pods = [&sched_ptr] {
+        return sched_ptr ? sched_ptr->queue().UnschedulablePodsByPlugin() : metrics::UnschedulablePodCounts{};
+      },
+  });
   informers::PodInformer pods(**watch_client, "/api/v1/pods",
                               {.field_selector = informers::kNonTerminalPodsSelector});
   informers::NodeInformer nodes(**watch_client, "/api/v1/nodes");
@@ -109,8 +130,8 @@ int Run(const cmd::Flags& flags) {
   scheduler::SchedulerOptions so;
   so.config = *cfg;
   so.registry = framework::InTreeRegistry();
-  so.bind_client = bind_client->get();
-  so.status_client = status_client->get();
+  so.bind_client = write_client->get();
+  so.status_client = write_client->get();
   so.hostname = Hostname();
   so.pod_max_in_unschedulable = flags.pod_max_in_unschedulable_pods_duration;
   so.pod_lister = [&pods](const std::string& key) { return pods.Get(key); };
@@ -127,6 +148,43 @@ int Run(const cmd::Flags& flags) {
   sched_ptr = sched->get();
   metrics.SetGoroutinesSource("binding", [&sched_ptr] { return static_cast<int64_t>(sched_ptr->BindsInFlight()); });
 
+  // Leader election, as kube-scheduler: only the lease holder schedules. Losing the lease
+  // exits at once, well inside the renew_deadline < lease_duration margin before another
+  // replica may take over; binds already sent are the apiserver's to finish or reject.
+  std::atomic<bool> leading{false};
+  std::unique_ptr<leaderelection::LeaderElector> elector;
+  if (cfg->leader_election.leader_elect) {
+    const auto& le = cfg->leader_election;
+    auto e = leaderelection::LeaderElector::New({
+        .client = lease_client->get(),
+        .lock_namespace = le.resource_namespace,
+        .lock_name = le.resource_name,
+        .identity = leaderelection::UniqueIdentity(Hostname()),
+        .lease_duration = le.lease_duration,
+        .renew_deadline = le.renew_deadline,
+        .retry_period = le.retry_period,
+        .callbacks = {.on_started_leading =
+                          [&leading, main_thread] {
+                            leading = true;
+                            pthread_kill(main_thread, SIGUSR2);
+                          },
+                      .on_stopped_leading =
+                          [] {
+                            KLOG(ERROR) << "Leaderelection lost";
+                            std::_Exit(1);
+                          },
+                      .on_new_leader =
+                          [](const std::string& id) {
+                            if (!id.empty()) KLOG(INFO) << "New leader elected: " << id;
+                          }},
+    });
+    if (!e.ok()) {
+      KLOG(ERROR) << "couldn't create leader elector: " << e.status().message();
+      return 1;
+    }
+    elector = std::move(*e);
+  }
+
   std::atomic<bool> synced{false};
   server::TokenReviewAuthorizer authorizer({.client = review_client->get()});
   std::unique_ptr<server::Server> srv;
@@ -140,8 +198,18 @@ int Run(const cmd::Flags& flags) {
         .hostname = Hostname(),
         .always_allow_paths = flags.authorization_always_allow_paths,
         .authorizer = &authorizer,
-        .ready = [&synced] { return synced ? Status::OK() : Unavailable("handlers are not fully synchronized"); },
-        .metrics = [&metrics] { return metrics.Serialize(); }});
+        // As upstream, /readyz carries the leader-election watchdog, which passes on a
+        // standby: a standby is ready (with delayCacheUntilActive it is not, until its
+        // caches sync after winning). /healthz and /livez fail only for a leader that
+        // failed to renew and is still running.
+        .ready =
+            [&synced, &elector] {
+              if (!synced) return Unavailable("handlers are not fully synchronized");
+              return elector ? elector->Check() : Status::OK();
+            },
+        .healthy = [&elector] { return elector ? elector->Check() : Status::OK(); },
+        .metrics = [&metrics] { return metrics.Serialize(); },
+        .configz = [configz = config::EncodeConfigz(*cfg)] { return configz; }});
     if (Status s = srv->Start(); !s.ok()) {
       KLOG(ERROR) << "serving on port " << flags.secure_port << ": " << s.message();
       return 1;
@@ -149,29 +217,42 @@ int Run(const cmd::Flags& flags) {
     KLOG(INFO) << "Serving securely on " << flags.bind_address << ":" << flags.secure_port;
   }
 
-  // Signals are taken synchronously by this thread, so no handler races the scheduler.
-  sigset_t sigs;
-  sigemptyset(&sigs);
-  sigaddset(&sigs, SIGTERM);
-  sigaddset(&sigs, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
-
-  nodes.Start();
-  pods.Start();
-  KLOG(INFO) << "Waiting for caches to sync";
-  if (!nodes.WaitForSync(kSyncTimeout) || !pods.WaitForSync(kSyncTimeout)) {
-    KLOG(ERROR) << "informers did not sync within " << kSyncTimeout.count() << " minutes";
-    return 1;
-  }
-  synced = true;
-  KLOG(INFO) << "Caches are synced; starting to schedule (" << cfg->profiles.size() << " profile(s), "
-             << nodes.Size() << " nodes)";
-  (*sched)->Run();
+  auto start_informers = [&] {
+    nodes.Start();
+    pods.Start();
+    KLOG(INFO) << "Waiting for caches to sync";
+    if (!nodes.WaitForSync(kSyncTimeout) || !pods.WaitForSync(kSyncTimeout)) {
+      KLOG(ERROR) << "informers did not sync within " << kSyncTimeout.count() << " minutes";
+      return false;
+    }
+    synced = true;
+    return true;
+  };
+  // A standby keeps warm caches so it can take over at once, unless delayCacheUntilActive.
+  const bool delay_cache = elector && cfg->delay_cache_until_active;
+  if (!delay_cache && !start_informers()) return 1;
 
   int sig = 0;
-  sigwait(&sigs, &sig);
+  if (elector) {
+    elector->Start();
+    while (!leading && (sig == 0 || sig == SIGUSR2)) sigwait(&sigs, &sig);
+    if (sig == SIGUSR2) sig = 0;
+  }
+  if (sig == 0) {
+    if (delay_cache && !start_informers()) {
+      (void)elector->Release();
+      return 1;
+    }
+    KLOG(INFO) << "Caches are synced; starting to schedule (" << cfg->profiles.size() << " profile(s), "
+               << nodes.Size() << " nodes)";
+    (*sched)->Run();
+    do sigwait(&sigs, &sig);
+    while (sig == SIGUSR2);
+  }
   KLOG(INFO) << "Received " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << ", shutting down";
   (*sched)->Stop(kShutdownGrace);
+  // The lease is renewed until scheduling has stopped, then handed over (ReleaseOnCancel).
+  if (elector) (void)elector->Release();
   if (srv) srv->Stop();
   pods.Stop();
   nodes.Stop();

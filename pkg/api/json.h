@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pkg/api/types.h"
 #include "pkg/util/status.h"
@@ -74,6 +75,12 @@ StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(JsonParser& parser, JsonText json)
 StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(JsonParser& parser, JsonText json);
 // A metav1.Status, as sent in HTTP error bodies.
 StatusOr<ApiStatus> DecodeApiStatus(JsonParser& parser, JsonText json);
+
+// Annotation keys the decoders keep in ObjectMeta::annotations; all others are skipped
+// (see types.h for why). Process-wide, empty by default; replaces the previous list and
+// applies to objects decoded afterwards. A component that reads an annotation
+// registers its key at startup, before informers start.
+void RetainAnnotationKeys(std::vector<std::string> keys);
 
 // Conveniences that use a parser owned by the calling thread. It keeps its capacity for
 // the thread's lifetime, so decode large lists with an explicit JsonParser instead.

@@ -1,7 +1,10 @@
 // Primitive readers, error paths and the decoders shared by pods and nodes.
+#include <algorithm>
+#include <atomic>
 #include <charconv>
 
 #include "pkg/api/json_reader.h"
+#include "pkg/util/mutex.h"
 
 namespace ksched::api::json_internal {
 
@@ -302,6 +305,38 @@ bool DecodeTaintEffect(od::value& v, TaintEffect& out, DecodeError& err) {
   return true;
 }
 
+namespace {
+
+// RetainAnnotationKeys' list. The flag lets the common case (nothing retained) skip
+// annotations without taking the lock.
+struct RetainedAnnotations {
+  Mutex mu;
+  std::shared_ptr<const std::vector<std::string>> keys GUARDED_BY(mu);
+  std::atomic<bool> any{false};
+};
+
+RetainedAnnotations& Retained() { return Immortal<RetainedAnnotations>(); }
+
+bool ReadRetainedAnnotations(od::value& v, StringMap& out, DecodeError& err) {
+  out = StringMap();
+  RetainedAnnotations& r = Retained();
+  if (!r.any.load(std::memory_order_acquire)) return true;  // left unread: simdjson skips it
+  std::shared_ptr<const std::vector<std::string>> keys;
+  {
+    MutexLock lock(r.mu);
+    keys = r.keys;
+  }
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (std::find(keys->begin(), keys->end(), key) == keys->end()) return true;
+    std::string value;
+    if (!ReadString(fv, value, err)) return false;
+    out.Set(std::string(key), std::move(value));
+    return true;
+  });
+}
+
+}  // namespace
+
 bool DecodeObjectMeta(od::value& v, ObjectMeta& m, DecodeError& err) {
   // managedFields is never touched: simdjson skips it without materialising it.
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
@@ -313,7 +348,7 @@ bool DecodeObjectMeta(od::value& v, ObjectMeta& m, DecodeError& err) {
     if (key == "creationTimestamp") return ReadString(fv, m.creation_timestamp, err);
     if (key == "deletionTimestamp") return ReadOptString(fv, m.deletion_timestamp, err);
     if (key == "labels") return ReadStringMap(fv, m.labels, err);
-    if (key == "annotations") return ReadStringMap(fv, m.annotations, err);
+    if (key == "annotations") return ReadRetainedAnnotations(fv, m.annotations, err);
     if (key == "ownerReferences") {
       return ReadArray(fv, m.owner_references, err, DecodeOwnerReference);
     }
@@ -332,3 +367,15 @@ bool DecodeApiStatusObject(od::value& v, ApiStatus& s, DecodeError& err) {
 }
 
 }  // namespace ksched::api::json_internal
+
+namespace ksched::api {
+
+void RetainAnnotationKeys(std::vector<std::string> keys) {
+  auto& r = json_internal::Retained();
+  bool any = !keys.empty();
+  MutexLock lock(r.mu);
+  r.keys = std::make_shared<const std::vector<std::string>>(std::move(keys));
+  r.any.store(any, std::memory_order_release);
+}
+
+}  // namespace ksched::api

@@ -21,11 +21,13 @@ bool DecodeContainer(od::value& v, Container& c, DecodeError& err) {
     if (key == "resources") {
       return ReadObject(fv, err, [&](std::string_view rkey, od::value& rv) {
         if (rkey == "requests") return ReadResourceList(rv, c.requests, err);
-        if (rkey == "limits") return ReadResourceList(rv, c.limits, err);
         return true;
       });
     }
-    if (key == "ports") return ReadArray(fv, c.ports, err, DecodeContainerPort);
+    if (key == "ports") {
+      return ReadArrayIf(fv, c.ports, err, DecodeContainerPort,
+                         [](const ContainerPort& p) { return p.host_port > 0; });
+    }
     if (key == "restartPolicy") {
       std::string_view policy;
       if (!ReadStringView(fv, policy, err)) return false;
@@ -128,8 +130,8 @@ bool ReadOptStruct(od::value& v, std::optional<T>& out, DecodeError& err, F&& de
   return decode(v, out.emplace(), err);
 }
 
-bool DecodeAffinity(od::value& v, Affinity& a, DecodeError& err) {
-  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+bool DecodeAffinity(od::object& obj, Affinity& a, DecodeError& err) {
+  return ReadFields(obj, err, [&](std::string_view key, od::value& fv) {
     if (key == "nodeAffinity") return ReadOptStruct(fv, a.node_affinity, err, DecodeNodeAffinity);
     if (key == "podAffinity") return ReadOptStruct(fv, a.pod_affinity, err, DecodePodAffinity);
     if (key == "podAntiAffinity") {
@@ -188,6 +190,20 @@ bool DecodeSpreadConstraint(od::value& v, TopologySpreadConstraint& c, DecodeErr
   });
 }
 
+// Process-wide sharing of template-derived values between pods (see dedup.h).
+DedupTable<std::vector<Container>>& ContainerTable() {
+  return Immortal<DedupTable<std::vector<Container>>>();
+}
+DedupTable<Affinity>& AffinityTable() {
+  return Immortal<DedupTable<Affinity>>();
+}
+DedupTable<std::vector<Toleration>>& TolerationTable() {
+  return Immortal<DedupTable<std::vector<Toleration>>>();
+}
+DedupTable<std::vector<TopologySpreadConstraint>>& SpreadTable() {
+  return Immortal<DedupTable<std::vector<TopologySpreadConstraint>>>();
+}
+
 bool DecodeVolume(od::value& v, Volume& vol, DecodeError& err) {
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
     if (key == "name") return ReadString(fv, vol.name, err);
@@ -210,42 +226,81 @@ bool DecodeSchedulingGate(od::value& v, std::string& name, DecodeError& err) {
 
 bool DecodePodSpec(od::value& v, PodSpec& s, DecodeError& err) {
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
-    if (key == "containers") return ReadArray(fv, s.containers, err, DecodeContainer);
-    if (key == "initContainers") return ReadArray(fv, s.init_containers, err, DecodeContainer);
+    if (key == "containers") return ReadSharedArray(fv, s.containers, ContainerTable(), err, DecodeContainer);
+    if (key == "initContainers") {
+      return ReadSharedArray(fv, s.init_containers, ContainerTable(), err, DecodeContainer);
+    }
     if (key == "schedulerName") return ReadString(fv, s.scheduler_name, err);
     if (key == "nodeName") return ReadString(fv, s.node_name, err);
     if (key == "priority") return ReadOptInt32(fv, s.priority, err);
     if (key == "priorityClassName") return ReadString(fv, s.priority_class_name, err);
-    if (key == "preemptionPolicy") return ReadString(fv, s.preemption_policy, err);
+    if (key == "preemptionPolicy") {
+      std::string_view policy;
+      if (!ReadStringView(fv, policy, err)) return false;
+      // The default, spelled out by the apiserver on every pod, is kept as "" (no heap).
+      if (policy == "PreemptLowerPriority") s.preemption_policy = std::string();
+      else s.preemption_policy = std::string(policy);
+      return true;
+    }
     if (key == "overhead") return ReadResourceList(fv, s.overhead, err);
     if (key == "nodeSelector") return ReadStringMap(fv, s.node_selector, err);
-    if (key == "affinity") return ReadOptStruct(fv, s.affinity, err, DecodeAffinity);
-    if (key == "tolerations") return ReadArray(fv, s.tolerations, err, DecodeToleration);
+    if (key == "affinity") return ReadSharedObject(fv, s.affinity, AffinityTable(), err, DecodeAffinity);
+    if (key == "tolerations") {
+      return ReadSharedArray(fv, s.tolerations, TolerationTable(), err, DecodeToleration);
+    }
     if (key == "topologySpreadConstraints") {
-      return ReadArray(fv, s.topology_spread_constraints, err, DecodeSpreadConstraint);
+      return ReadSharedArray(fv, s.topology_spread_constraints, SpreadTable(), err, DecodeSpreadConstraint);
     }
     if (key == "schedulingGates") return ReadArray(fv, s.scheduling_gates, err, DecodeSchedulingGate);
-    if (key == "volumes") return ReadArray(fv, s.volumes, err, DecodeVolume);
+    if (key == "volumes") {
+      return ReadArrayIf(fv, s.volumes, err, DecodeVolume,
+                         [](const Volume& vol) { return !vol.pvc_claim_name.empty(); });
+    }
     return true;
   });
 }
 
-bool DecodePodCondition(od::value& v, PodCondition& c, DecodeError& err) {
+// A condition read as views into the parser's buffer, so the ones we drop cost no
+// allocation.
+struct ConditionView {
+  std::string_view type, status, reason, message, last_transition_time, last_probe_time;
+};
+
+bool DecodeConditionView(od::value& v, ConditionView& c, DecodeError& err) {
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
-    if (key == "type") return ReadString(fv, c.type, err);
-    if (key == "status") return ReadString(fv, c.status, err);
-    if (key == "reason") return ReadString(fv, c.reason, err);
-    if (key == "message") return ReadString(fv, c.message, err);
-    if (key == "lastTransitionTime") return ReadString(fv, c.last_transition_time, err);
-    if (key == "lastProbeTime") return ReadString(fv, c.last_probe_time, err);
+    if (key == "type") return ReadStringView(fv, c.type, err);
+    if (key == "status") return ReadStringView(fv, c.status, err);
+    if (key == "reason") return ReadStringView(fv, c.reason, err);
+    if (key == "message") return ReadStringView(fv, c.message, err);
+    if (key == "lastTransitionTime") return ReadStringView(fv, c.last_transition_time, err);
+    if (key == "lastProbeTime") return ReadStringView(fv, c.last_probe_time, err);
     return true;
   });
+}
+
+// status.conditions, keeping only PodScheduled (see types.h).
+bool ReadPodScheduledCondition(od::value& v, std::vector<PodCondition>& out, DecodeError& err) {
+  std::vector<ConditionView> kept;
+  if (!ReadArrayIf(v, kept, err, DecodeConditionView,
+                   [](const ConditionView& c) { return c.type == "PodScheduled"; })) {
+    return false;
+  }
+  out.clear();
+  out.reserve(kept.size());
+  for (const ConditionView& c : kept) {
+    out.push_back(PodCondition{std::string(c.type), std::string(c.status), std::string(c.reason),
+                               std::string(c.message), std::string(c.last_transition_time),
+                               std::string(c.last_probe_time)});
+  }
+  return true;
 }
 
 bool DecodePodStatus(od::value& v, PodStatus& s, DecodeError& err) {
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
     if (key == "phase") return ReadString(fv, s.phase, err);
-    if (key == "conditions") return ReadArray(fv, s.conditions, err, DecodePodCondition);
+    if (key == "conditions") {
+      return ReadPodScheduledCondition(fv, s.conditions, err);
+    }
     if (key == "nominatedNodeName") return ReadString(fv, s.nominated_node_name, err);
     return true;
   });

@@ -62,7 +62,8 @@ constexpr std::string_view kKubectlPod = R"({
     "containers": [
       {"image": "nginx:1.25", "imagePullPolicy": "IfNotPresent", "name": "web",
        "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"},
-                 {"containerPort": 53, "protocol": "UDP", "hostIP": "10.0.0.1"}],
+                 {"containerPort": 9090, "name": "metrics"},
+                 {"containerPort": 53, "hostPort": 53, "protocol": "UDP", "hostIP": "10.0.0.1"}],
        "resources": {"limits": {"cpu": "1", "memory": "512Mi"},
                      "requests": {"cpu": "250m", "memory": "1.5Gi", "nvidia.com/gpu": 1}},
        "terminationMessagePath": "/dev/termination-log",
@@ -105,6 +106,8 @@ constexpr std::string_view kKubectlPod = R"({
   },
   "status": {
     "conditions": [
+      {"lastProbeTime": null, "lastTransitionTime": "2024-05-01T10:00:02Z", "status": "True",
+       "type": "Initialized"},
       {"lastProbeTime": null, "lastTransitionTime": "2024-05-01T10:00:01Z",
        "message": "0/3 nodes are available", "reason": "Unschedulable", "status": "False",
        "type": "PodScheduled"}
@@ -126,7 +129,7 @@ TEST(JsonDecodeTest, DecodesKubectlPod) {
   EXPECT_EQ(pod.metadata.creation_timestamp, "2024-05-01T10:00:01Z");
   EXPECT_FALSE(pod.IsBeingDeleted());
   EXPECT_EQ(pod.metadata.labels, (StringMap{{"app", "web"}, {"pod-template-hash", "7d4b9c8f6d"}}));
-  EXPECT_EQ(*pod.metadata.annotations.Get("kubectl.kubernetes.io/restartedAt"), "2024-05-01T10:00:00Z");
+  EXPECT_TRUE(pod.metadata.annotations.empty());  // none retained by default
   ASSERT_EQ(pod.metadata.owner_references.size(), 1u);
   EXPECT_EQ(pod.metadata.owner_references[0],
             (OwnerReference{"apps/v1", "ReplicaSet", "web-7d4b9c8f6d",
@@ -145,10 +148,9 @@ TEST(JsonDecodeTest, DecodesKubectlPod) {
   EXPECT_EQ(FindResource(web.requests, "cpu")->MilliValue(), 250);
   EXPECT_EQ(FindResource(web.requests, "memory")->Value(), 1610612736);
   EXPECT_EQ(FindResource(web.requests, "nvidia.com/gpu")->Value(), 1);
-  EXPECT_EQ(FindResource(web.limits, "memory")->Value(), 512 << 20);
-  ASSERT_EQ(web.ports.size(), 2u);
+  ASSERT_EQ(web.ports.size(), 2u);  // host ports only
   EXPECT_EQ(web.ports[0], (ContainerPort{80, 8080, "TCP", ""}));
-  EXPECT_EQ(web.ports[1], (ContainerPort{53, 0, "UDP", "10.0.0.1"}));
+  EXPECT_EQ(web.ports[1], (ContainerPort{53, 53, "UDP", "10.0.0.1"}));
   EXPECT_TRUE(s.containers[1].requests.empty());
   ASSERT_EQ(s.init_containers.size(), 2u);
   EXPECT_FALSE(s.init_containers[0].restart_policy_always);
@@ -193,12 +195,12 @@ TEST(JsonDecodeTest, DecodesKubectlPod) {
   EXPECT_EQ(tsc.node_taints_policy, InclusionPolicy::kIgnore);
   EXPECT_EQ(tsc.match_label_keys, (std::vector<std::string>{"pod-template-hash"}));
   EXPECT_EQ(s.scheduling_gates, (std::vector<std::string>{"example.com/quota"}));
-  ASSERT_EQ(s.volumes.size(), 2u);
+  ASSERT_EQ(s.volumes.size(), 1u);  // PVC volumes only
   EXPECT_EQ(s.volumes[0], (Volume{"data", "web-data"}));
-  EXPECT_EQ(s.volumes[1], (Volume{"cfg", ""}));
 
   EXPECT_EQ(pod.status.phase, "Pending");
   EXPECT_EQ(pod.status.nominated_node_name, "node-2");
+  ASSERT_EQ(pod.status.conditions.size(), 1u);  // PodScheduled only
   const PodCondition* cond = pod.FindCondition("PodScheduled");
   ASSERT_NE(cond, nullptr);
   EXPECT_EQ(cond->reason, "Unschedulable");
@@ -206,9 +208,50 @@ TEST(JsonDecodeTest, DecodesKubectlPod) {
   EXPECT_EQ(cond->last_transition_time, "2024-05-01T10:00:01Z");
 }
 
+TEST(JsonDecodeTest, RetainsOnlyRegisteredAnnotations) {
+  constexpr std::string_view kJson = R"({"metadata":{"name":"p","namespace":"d",
+    "annotations":{"a.example.com/keep":"1","b.example.com/drop":"2"}}})";
+  RetainAnnotationKeys({"a.example.com/keep"});
+  auto kept = DecodePod(kJson);
+  RetainAnnotationKeys({});
+  auto none = DecodePod(kJson);
+  ASSERT_TRUE(kept.ok() && none.ok());
+  EXPECT_EQ((*kept)->metadata.annotations, (StringMap{{"a.example.com/keep", "1"}}));
+  EXPECT_TRUE((*none)->metadata.annotations.empty());
+}
+
+TEST(JsonDecodeTest, ReplicasShareTemplateParts) {
+  auto make = [](std::string_view name, std::string_view cpu) {
+    std::string json = R"({"metadata":{"name":")" + std::string(name) + R"(","namespace":"d"},"spec":{
+      "containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":")" + std::string(cpu) + R"("}}}],
+      "affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[
+        {"matchExpressions":[{"key":"arch","operator":"In","values":["amd64"]}]}]}}},
+      "tolerations":[{"key":"k","operator":"Exists"}],
+      "preemptionPolicy":"PreemptLowerPriority"}})";
+    auto pod = DecodePod(json);
+    EXPECT_TRUE(pod.ok()) << pod.status().ToString();
+    return *pod;
+  };
+  PodPtr a = make("a", "100m"), b = make("b", "100m"), c = make("c", "200m");
+  EXPECT_TRUE(a->spec.containers.SameInstance(b->spec.containers));
+  EXPECT_FALSE(a->spec.containers.SameInstance(c->spec.containers));
+  EXPECT_EQ(&*a->spec.affinity, &*c->spec.affinity);
+  EXPECT_EQ(&a->spec.tolerations[0], &c->spec.tolerations[0]);
+  EXPECT_EQ(a->spec.preemption_policy, "");  // the default is kept as ""
+
+  // Changing a copy leaves the shared instance (and the other pods) alone.
+  Pod copy = *a;
+  copy.spec.containers[0].image = "j";
+  copy.spec.affinity.mutable_value().pod_affinity.emplace();
+  EXPECT_EQ(a->spec.containers[0].image, "i");
+  EXPECT_EQ(b->spec.containers[0].image, "i");
+  EXPECT_FALSE(a->spec.affinity->pod_affinity.has_value());
+  EXPECT_FALSE(copy == *a);
+}
+
 TEST(JsonDecodeTest, DefaultsAndNulls) {
   auto pod = DecodePod(R"({"metadata":{"name":"p","namespace":"d","deletionTimestamp":"2024-01-01T00:00:00Z",
-    "labels":null},"spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":1}]}],
+    "labels":null},"spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":1,"hostPort":1}]}],
     "affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{}}},"priority":null}})");
   ASSERT_TRUE(pod.ok()) << pod.status().ToString();
   EXPECT_EQ((*pod)->spec.scheduler_name, "default-scheduler");
@@ -326,10 +369,10 @@ TEST(JsonDecodeTest, PodListWithContinueToken) {
   EXPECT_TRUE(last->items.empty());
 
   auto bad = DecodePodList(parser, R"({"metadata":{},"items":[{"metadata":{"name":"a","namespace":"x"}},
-    {"metadata":{"name":"b","namespace":"x"},"spec":{"containers":[{"resources":{"limits":{"memory":"1Gk"}}}]}}]})");
+    {"metadata":{"name":"b","namespace":"x"},"spec":{"containers":[{"resources":{"requests":{"memory":"1Gk"}}}]}}]})");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
-            "PodList: items[1]: pod \"x/b\": spec.containers[0].resources.limits.memory: unable to parse "
+            "PodList: items[1]: pod \"x/b\": spec.containers[0].resources.requests.memory: unable to parse "
             "quantity's suffix (got \"1Gk\")");
 }
 

@@ -64,13 +64,14 @@ class Writer {
     for (const std::string& s : v) String(s);
     EndArray();
   }
-  // Writes a non-empty array field, calling each(item) per element.
-  template <typename T, typename F>
-  void ArrayField(std::string_view k, const std::vector<T>& v, F&& each) {
+  // Writes a non-empty array field (a std::vector or SharedVector), calling each(item)
+  // per element.
+  template <typename V, typename F>
+  void ArrayField(std::string_view k, const V& v, F&& each) {
     if (v.empty()) return;
     Key(k);
     BeginArray();
-    for (const T& item : v) each(item);
+    for (const auto& item : v) each(item);
     EndArray();
   }
 
@@ -209,11 +210,10 @@ void WriteContainer(Writer& w, const Container& c) {
   w.BeginObject();
   w.Field("name", c.name);
   w.Field("image", c.image);
-  if (!c.requests.empty() || !c.limits.empty()) {
+  if (!c.requests.empty()) {
     w.Key("resources");
     w.BeginObject();
     w.ResourcesField("requests", c.requests);
-    w.ResourcesField("limits", c.limits);
     w.EndObject();
   }
   w.ArrayField("ports", c.ports, [&](const ContainerPort& p) {

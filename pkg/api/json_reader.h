@@ -6,11 +6,14 @@
 #include <simdjson.h>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/dedup.h"
 #include "pkg/api/json.h"
 #include "pkg/api/types.h"
 
@@ -65,8 +68,21 @@ bool ReadResourceList(od::value& v, ResourceList& out, DecodeError& err);
 // Reads a JSON string without copying; the view lives until the parser's next document.
 bool ReadStringView(od::value& v, std::string_view& out, DecodeError& err);
 
-// Calls on_field(key, value) for each field of an object; null is an empty object.
-// A failing callback gets the key added to the error path.
+// Calls on_field(key, value) for each field of an object. A failing callback gets the
+// key added to the error path.
+template <typename F>
+bool ReadFields(od::object& obj, DecodeError& err, F&& on_field) {
+  for (auto field : obj) {
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) return err.Fail(e);
+    od::value fv;
+    if (auto e = field.value().get(fv)) return err.Fail(e);
+    if (!on_field(key, fv)) return err.InField(key);
+  }
+  return true;
+}
+
+// ReadFields on a JSON object value; null is an empty object.
 template <typename F>
 bool ReadObject(od::value& v, DecodeError& err, F&& on_field) {
   od::json_type t{};
@@ -75,12 +91,23 @@ bool ReadObject(od::value& v, DecodeError& err, F&& on_field) {
   if (t != od::json_type::object) return TypeMismatch("object", t, err);
   od::object obj;
   if (auto e = v.get_object().get(obj)) return err.Fail(e);
-  for (auto field : obj) {
-    std::string_view key;
-    if (auto e = field.unescaped_key().get(key)) return err.Fail(e);
-    od::value fv;
-    if (auto e = field.value().get(fv)) return err.Fail(e);
-    if (!on_field(key, fv)) return err.InField(key);
+  return ReadFields(obj, err, on_field);
+}
+
+// Reads the elements of `arr` into `out`, sized exactly (objects are retained for a
+// long time). decode(value, T&, DecodeError&) reads one element.
+template <typename T, typename F>
+bool ReadElements(od::array& arr, std::vector<T>& out, DecodeError& err, F&& decode) {
+  size_t n = 0;
+  if (auto e = arr.count_elements().get(n)) return err.Fail(e);
+  out.reserve(n);
+  size_t i = 0;
+  for (auto elem : arr) {
+    od::value ev;
+    if (auto e = elem.get(ev)) return err.Fail(e);
+    out.emplace_back();
+    if (!decode(ev, out.back(), err)) return err.AtIndex(i);
+    ++i;
   }
   return true;
 }
@@ -96,17 +123,76 @@ bool ReadArray(od::value& v, std::vector<T>& out, DecodeError& err, F&& decode) 
   if (t != od::json_type::array) return TypeMismatch("array", t, err);
   od::array arr;
   if (auto e = v.get_array().get(arr)) return err.Fail(e);
-  size_t n = 0;
-  if (auto e = arr.count_elements().get(n)) return err.Fail(e);
-  out.reserve(n);
+  return ReadElements(arr, out, err, decode);
+}
+
+// ReadArray keeping only the elements for which keep(const T&) holds; every element
+// is still decoded and validated.
+template <typename T, typename F, typename K>
+bool ReadArrayIf(od::value& v, std::vector<T>& out, DecodeError& err, F&& decode, K&& keep) {
+  od::json_type t{};
+  if (!PeekType(v, t, err)) return false;
+  out.clear();
+  if (t == od::json_type::null) return true;
+  if (t != od::json_type::array) return TypeMismatch("array", t, err);
+  od::array arr;
+  if (auto e = v.get_array().get(arr)) return err.Fail(e);
+  std::vector<T> kept;  // stays unallocated in the common case of nothing kept
   size_t i = 0;
   for (auto elem : arr) {
     od::value ev;
     if (auto e = elem.get(ev)) return err.Fail(e);
-    out.emplace_back();
-    if (!decode(ev, out.back(), err)) return err.AtIndex(i);
+    T item;
+    if (!decode(ev, item, err)) return err.AtIndex(i);
+    if (keep(item)) kept.push_back(std::move(item));
     ++i;
   }
+  out.reserve(kept.size());
+  for (T& item : kept) out.push_back(std::move(item));
+  return true;
+}
+
+inline uint64_t HashJson(std::string_view raw) { return std::hash<std::string_view>{}(raw); }
+
+// ReadArray into a SharedVector: an array whose JSON text was seen before (on any
+// thread) shares the instance decoded then, when the decoded values are equal.
+template <typename T, typename F>
+bool ReadSharedArray(od::value& v, SharedVector<T>& out, DedupTable<std::vector<T>>& table,
+                     DecodeError& err, F&& decode) {
+  od::json_type t{};
+  if (!PeekType(v, t, err)) return false;
+  out.clear();
+  if (t == od::json_type::null) return true;
+  if (t != od::json_type::array) return TypeMismatch("array", t, err);
+  od::array arr;
+  std::string_view raw;
+  if (auto e = v.get_array().get(arr)) return err.Fail(e);
+  if (auto e = arr.raw_json().get(raw)) return err.Fail(e);  // consumes the array ...
+  if (auto e = arr.reset().error()) return err.Fail(e);       // ... so rewind it
+  auto fresh = std::make_shared<std::vector<T>>();
+  if (!ReadElements(arr, *fresh, err, decode)) return false;
+  if (!fresh->empty()) out = SharedVector<T>(table.Intern(HashJson(raw), std::move(fresh)));
+  return true;
+}
+
+// The same for an optional object; null leaves `out` empty. decode_fields(od::object&,
+// T&, DecodeError&) reads the fields.
+template <typename T, typename F>
+bool ReadSharedObject(od::value& v, SharedOptional<T>& out, DedupTable<T>& table, DecodeError& err,
+                      F&& decode_fields) {
+  od::json_type t{};
+  if (!PeekType(v, t, err)) return false;
+  out.reset();
+  if (t == od::json_type::null) return true;
+  if (t != od::json_type::object) return TypeMismatch("object", t, err);
+  od::object obj;
+  std::string_view raw;
+  if (auto e = v.get_object().get(obj)) return err.Fail(e);
+  if (auto e = obj.raw_json().get(raw)) return err.Fail(e);
+  if (auto e = obj.reset().error()) return err.Fail(e);
+  auto fresh = std::make_shared<T>();
+  if (!decode_fields(obj, *fresh, err)) return false;
+  out = SharedOptional<T>(table.Intern(HashJson(raw), std::move(fresh)));
   return true;
 }
 

@@ -1,6 +1,17 @@
 // The compact object model: Pod and Node with exactly the fields scheduling needs.
 // Objects decoded from the API are immutable and shared as std::shared_ptr<const Pod>
 // between the informer store, the queue and the cache.
+//
+// Memory: the informer store keeps every pod of the cluster, so the decoder keeps only
+// what a scheduler reads (bench_decode: <= 2 KB retained per realistic pod). What it
+// leaves out on purpose, and why, is noted at each field:
+//   - annotations: only keys registered with RetainAnnotationKeys (none by default);
+//   - status.conditions: only PodScheduled (the one condition the scheduler reads and
+//     patches);
+//   - container ports: only those with a hostPort (all NodePorts looks at); no limits;
+//   - volumes: only persistentVolumeClaim ones;
+//   - containers, affinity, tolerations and spread constraints are shared between pods
+//     with identical JSON for them (replicas of one template), see shared.h.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +23,7 @@
 #include <vector>
 
 #include "pkg/api/quantity.h"
+#include "pkg/api/shared.h"
 
 namespace ksched::api {
 
@@ -57,6 +69,9 @@ struct ObjectMeta {
   std::string creation_timestamp;                 // RFC 3339, as sent by the server
   std::optional<std::string> deletion_timestamp;  // set when the object is being deleted
   StringMap labels;
+  // Decoded only for keys registered with RetainAnnotationKeys (json.h): no plugin of
+  // ours reads annotations, and they are often the largest part of a pod's metadata
+  // (last-applied-configuration, checksums, tooling state).
   StringMap annotations;
   std::vector<OwnerReference> owner_references;
   bool operator==(const ObjectMeta&) const = default;
@@ -163,8 +178,10 @@ struct ContainerPort {
 struct Container {
   std::string name;
   std::string image;
+  // Requests only: the apiserver defaults missing requests from limits, and nothing
+  // here schedules by limits.
   ResourceList requests;
-  ResourceList limits;
+  // Only ports with a hostPort (NodePorts ignores the rest, as upstream does).
   std::vector<ContainerPort> ports;
   // For init containers: restartPolicy Always makes it a sidecar (counted like a container).
   bool restart_policy_always = false;
@@ -186,9 +203,11 @@ struct TopologySpreadConstraint {
   bool operator==(const TopologySpreadConstraint&) const = default;
 };
 
+// Only persistentVolumeClaim volumes are decoded (projected tokens, configMaps and the
+// like do not affect scheduling here).
 struct Volume {
   std::string name;
-  std::string pvc_claim_name;  // persistentVolumeClaim.claimName; empty for other sources
+  std::string pvc_claim_name;  // persistentVolumeClaim.claimName
   bool operator==(const Volume&) const = default;
 };
 
@@ -204,14 +223,14 @@ struct PodSpec {
   std::string node_name;
   std::optional<int32_t> priority;
   std::string priority_class_name;
-  std::string preemption_policy;  // "" (PreemptLowerPriority) or "Never"
-  std::vector<Container> containers;
-  std::vector<Container> init_containers;
+  std::string preemption_policy;  // "" (PreemptLowerPriority, decoded as "") or "Never"
+  SharedVector<Container> containers;
+  SharedVector<Container> init_containers;
   ResourceList overhead;
   StringMap node_selector;
-  std::optional<Affinity> affinity;
-  std::vector<Toleration> tolerations;
-  std::vector<TopologySpreadConstraint> topology_spread_constraints;
+  SharedOptional<Affinity> affinity;
+  SharedVector<Toleration> tolerations;
+  SharedVector<TopologySpreadConstraint> topology_spread_constraints;
   std::vector<std::string> scheduling_gates;
   std::vector<Volume> volumes;
   bool operator==(const PodSpec&) const = default;
@@ -219,6 +238,8 @@ struct PodSpec {
 
 struct PodStatus {
   std::string phase;  // Pending, Running, Succeeded, Failed, Unknown
+  // Decoded: only the PodScheduled condition, the one the scheduler reads and patches
+  // (the kubelet's Ready/Initialized/... would cost ~200 bytes each per pod).
   std::vector<PodCondition> conditions;
   std::string nominated_node_name;
   bool operator==(const PodStatus&) const = default;

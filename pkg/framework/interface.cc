@@ -8,14 +8,18 @@ namespace ksched::framework {
 
 std::unique_ptr<CycleState> CycleState::Clone() const {
   auto out = std::make_unique<CycleState>();
-  for (const auto& [key, data] : data_) {
+  out->data_.reserve(data_.size());
+  for (const Entry& e : data_) {
     // A null entry cannot be cloned; keep the key so Read() still finds "nothing".
-    out->data_.emplace(key, data ? data->Clone() : nullptr);
+    out->data_.push_back({e.key, e.data ? e.data->Clone() : nullptr});
   }
   out->skip_filter_plugins = skip_filter_plugins;
   out->skip_score_plugins = skip_score_plugins;
+  out->skip_filter_mask = skip_filter_mask;
+  out->record_plugin_metrics = record_plugin_metrics;
   return out;
 }
+
 
 PreFilterResult PreFilterResult::Merge(const PreFilterResult& other) const {
   if (AllNodes()) return other;

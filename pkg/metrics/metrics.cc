@@ -7,6 +7,9 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <shared_mutex>
+#include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 namespace ksched::metrics {
@@ -65,6 +68,55 @@ void AddGauge(prometheus::MetricFamily& family, std::vector<prometheus::ClientMe
   metric.gauge.value = value;
   family.metric.push_back(std::move(metric));
 }
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+// prometheus-cpp's Family::Add constructs a whole new metric (for a histogram, every
+// bucket) before it looks the labels up, so calling it per observation allocates on the
+// hot path. Handles caches the metric of each label-value combination, keyed by the
+// values joined with '\0' into a per-thread buffer: a hit costs a hash and a shared lock.
+template <typename T>
+class Handles {
+ public:
+  Handles(prometheus::Family<T>& family, std::vector<std::string> names,
+          const Histogram::BucketBoundaries* buckets = nullptr)
+      : family_(family), names_(std::move(names)), buckets_(buckets) {}
+
+  T& Get(std::initializer_list<std::string_view> values) {
+    thread_local std::string key;
+    key.clear();
+    for (std::string_view v : values) {
+      key.append(v);
+      key.push_back('\0');
+    }
+    {
+      std::shared_lock lock(mu_);
+      if (auto it = cache_.find(std::string_view(key)); it != cache_.end()) return *it->second;
+    }
+    prometheus::Labels labels;
+    auto name = names_.begin();
+    for (std::string_view v : values) labels.emplace(*name++, std::string(v));
+    std::unique_lock lock(mu_);
+    T* metric;
+    if constexpr (std::is_same_v<T, Histogram>) {
+      metric = &family_.Add(labels, *buckets_);
+    } else {
+      metric = &family_.Add(labels);
+    }
+    cache_.emplace(key, metric);
+    return *metric;
+  }
+
+ private:
+  prometheus::Family<T>& family_;
+  const std::vector<std::string> names_;
+  const Histogram::BucketBoundaries* const buckets_;
+  std::shared_mutex mu_;
+  std::unordered_map<std::string, T*, StringHash, std::equal_to<>> cache_;
+};
 
 }  // namespace
 
@@ -126,7 +178,15 @@ struct Metrics::Families {
                                .Register(r)
                                .Add({}, ExponentialBuckets(1, 2, 7))),
         algorithm(algorithm_duration.Add({}, LatencyBuckets())),
-        attempts(pod_attempts.Add({}, ExponentialBuckets(1, 2, 5))) {}
+        attempts(pod_attempts.Add({}, ExponentialBuckets(1, 2, 5))),
+        attempt_counts(schedule_attempts, {"result", "profile"}),
+        attempt_durations(attempt_duration, {"result", "profile"}, &LatencyBuckets()),
+        pod_durations(pod_duration, {"attempts"}, &PodDurationBuckets()),
+        pod_sli_durations(pod_sli_duration, {"attempts"}, &PodDurationBuckets()),
+        extension_points(extension_point, {"extension_point", "status", "profile"}, &ExtensionPointBuckets()),
+        plugins(plugin, {"plugin", "extension_point", "status"}, &PluginBuckets()),
+        permit_waits(permit_wait, {"result"}, &LatencyBuckets()),
+        incomings(incoming, {"queue", "event"}) {}
 
   prometheus::Family<prometheus::Counter>& schedule_attempts;
   prometheus::Family<Histogram>& attempt_duration;
@@ -142,6 +202,14 @@ struct Metrics::Families {
   Histogram& preemption_victims;
   Histogram& algorithm;
   Histogram& attempts;
+  Handles<prometheus::Counter> attempt_counts;
+  Handles<Histogram> attempt_durations;
+  Handles<Histogram> pod_durations;
+  Handles<Histogram> pod_sli_durations;
+  Handles<Histogram> extension_points;
+  Handles<Histogram> plugins;
+  Handles<Histogram> permit_waits;
+  Handles<prometheus::Counter> incomings;
 };
 
 Metrics::Metrics(MetricsOptions options)
@@ -155,7 +223,7 @@ Metrics::Metrics(MetricsOptions options)
 Metrics::~Metrics() = default;
 
 void Metrics::IncomingPod(std::string_view queue, std::string_view event) {
-  families_->incoming.Add({{"queue", std::string(queue)}, {"event", std::string(event)}}).Increment();
+  families_->incomings.Get({queue, event}).Increment();
 }
 
 void Metrics::SetPendingPodsSource(std::function<queue::PendingPodCounts()> source) {
@@ -166,41 +234,29 @@ void Metrics::SetPendingPodsSource(std::function<queue::PendingPodCounts()> sour
 
 void Metrics::ObserveExtensionPoint(std::string_view point, framework::Code code, std::string_view profile,
                                     double seconds) {
-  families_->extension_point
-      .Add({{"extension_point", std::string(point)},
-            {"status", std::string(framework::CodeName(code))},
-            {"profile", std::string(profile)}},
-           ExtensionPointBuckets())
-      .Observe(seconds);
+  families_->extension_points.Get({point, framework::CodeName(code), profile}).Observe(seconds);
 }
 
 void Metrics::ObservePlugin(std::string_view point, std::string_view plugin, framework::Code code, double seconds) {
-  families_->plugin
-      .Add({{"plugin", std::string(plugin)},
-            {"extension_point", std::string(point)},
-            {"status", std::string(framework::CodeName(code))}},
-           PluginBuckets())
-      .Observe(seconds);
+  families_->plugins.Get({plugin, point, framework::CodeName(code)}).Observe(seconds);
 }
 
 void Metrics::ObservePermitWait(framework::Code code, double seconds) {
-  families_->permit_wait.Add({{"result", std::string(framework::CodeName(code))}}, LatencyBuckets())
-      .Observe(seconds);
+  families_->permit_waits.Get({framework::CodeName(code)}).Observe(seconds);
 }
 
 void Metrics::ObserveAttempt(std::string_view result, std::string_view profile, double seconds) {
-  prometheus::Labels labels{{"result", std::string(result)}, {"profile", std::string(profile)}};
-  families_->schedule_attempts.Add(labels).Increment();
-  families_->attempt_duration.Add(labels, LatencyBuckets()).Observe(seconds);
+  families_->attempt_counts.Get({result, profile}).Increment();
+  families_->attempt_durations.Get({result, profile}).Observe(seconds);
 }
 
 void Metrics::ObserveAlgorithm(double seconds) { families_->algorithm.Observe(seconds); }
 
 void Metrics::ObservePodScheduled(int attempts, double seconds) {
   families_->attempts.Observe(attempts);
-  prometheus::Labels labels{{"attempts", AttemptsLabel(attempts)}};
-  families_->pod_duration.Add(labels, PodDurationBuckets()).Observe(seconds);
-  families_->pod_sli_duration.Add(labels, PodDurationBuckets()).Observe(seconds);
+  const std::string label = AttemptsLabel(attempts);
+  families_->pod_durations.Get({label}).Observe(seconds);
+  families_->pod_sli_durations.Get({label}).Observe(seconds);
 }
 
 void Metrics::ObservePreemptionAttempt() { families_->preemption_attempts.Increment(); }

@@ -23,6 +23,7 @@ void Nominator::AddLocked(const api::PodPtr& pod, const NominatingInfo& info) {
   if (node.empty()) return;
   node_of_[id] = node;
   by_node_[node].push_back(pod);
+  count_.store(node_of_.size(), std::memory_order_release);
 }
 
 void Nominator::DeleteLocked(const std::string& id) {
@@ -36,6 +37,7 @@ void Nominator::DeleteLocked(const std::string& id) {
     if (pods.empty()) by_node_.erase(bucket);
   }
   node_of_.erase(it);
+  count_.store(node_of_.size(), std::memory_order_release);
 }
 
 void Nominator::DeleteNominatedPodIfExists(const api::Pod& pod) {

@@ -4,6 +4,7 @@
 // Thread-safe; filters read it from many threads while the queue writes it.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -35,6 +36,8 @@ class Nominator {
   // "" if not nominated.
   std::string NominatedNodeFor(const api::Pod& pod) const EXCLUDES(mu_);
   size_t size() const EXCLUDES(mu_);
+  // Lock-free: filters ask it for every node of every cycle.
+  bool empty() const { return count_.load(std::memory_order_acquire) == 0; }
 
  private:
   // Pods without a UID (tests) are tracked by namespace/name.
@@ -45,6 +48,7 @@ class Nominator {
   mutable Mutex mu_;
   std::unordered_map<std::string, std::vector<api::PodPtr>> by_node_ GUARDED_BY(mu_);
   std::unordered_map<std::string, std::string> node_of_ GUARDED_BY(mu_);  // id -> node
+  std::atomic<size_t> count_{0};  // node_of_.size(), for empty()
 };
 
 }  // namespace ksched::queue

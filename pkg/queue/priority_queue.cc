@@ -534,6 +534,21 @@ PendingPodCounts PriorityQueue::PendingCounts() const {
           .gated = gated_};
 }
 
+UnschedulablePluginCounts PriorityQueue::UnschedulablePodsByPlugin() const {
+  MutexLock lock(mu_);
+  UnschedulablePluginCounts counts;
+  for (const auto& [key, e] : pods_) {
+    const framework::QueuedPodInfo& info = *e.info;
+    const std::string& profile = info.pod().spec.scheduler_name;
+    for (const std::string& plugin : info.unschedulable_plugins) ++counts[{plugin, profile}];
+    for (const std::string& plugin : info.pending_plugins) {
+      // A plugin in both sets still counts the pod once.
+      if (!info.unschedulable_plugins.contains(plugin)) ++counts[{plugin, profile}];
+    }
+  }
+  return counts;
+}
+
 size_t PriorityQueue::Len() const {
   MutexLock lock(mu_);
   return pods_.size();

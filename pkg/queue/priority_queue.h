@@ -49,6 +49,7 @@ class PriorityQueue final : public SchedulingQueue {
   void AssignedPodUpdated(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override EXCLUDES(mu_);
   std::vector<api::PodPtr> PendingPods() const override EXCLUDES(mu_);
   PendingPodCounts PendingCounts() const override EXCLUDES(mu_);
+  UnschedulablePluginCounts UnschedulablePodsByPlugin() const override EXCLUDES(mu_);
   size_t Len() const override EXCLUDES(mu_);
   void Run() override EXCLUDES(mu_);
   void Close() override EXCLUDES(mu_);

@@ -233,5 +233,35 @@ TEST_F(QueueHintsTest, Metrics) {
   EXPECT_FALSE(metrics_.source);  // the queue unregisters itself
 }
 
+// scheduler_unschedulable_pods: per (plugin, profile), the queued pods a plugin rejected,
+// gated or left pending in their last attempt, in whichever sub-queue they wait; a pod
+// stops counting when it is popped for its next attempt or deleted.
+TEST_F(QueueHintsTest, UnschedulablePodsByPlugin) {
+  auto other_profile = [](api::Pod& p) { p.spec.scheduler_name = "ksched"; };
+  ASSERT_TRUE(Fail(AddAndPop(MakePod("fit-and-affinity")), {"Fit", "NodeAffinity"}).ok());
+  ASSERT_TRUE(Fail(AddAndPop(MakePod("fit", 0, other_profile)), {"Fit"}).ok());
+  ASSERT_TRUE(Fail(AddAndPop(MakePod("pending")), {"Fit"}, {"DRA", "Fit"}).ok());
+  ASSERT_TRUE(Fail(AddAndPop(MakePod("error")), {}).ok());  // internal error: no plugin
+  ASSERT_TRUE(q_->Add(MakePod("gated", 0, [](api::Pod& p) { p.spec.scheduling_gates = {"g"}; })).ok());
+  ASSERT_TRUE(q_->Add(MakePod("fresh")).ok());
+  EXPECT_EQ(Where("error"), SubQueue::kBackoff);
+  EXPECT_EQ(q_->UnschedulablePodsByPlugin(),
+            (UnschedulablePluginCounts{{{"DRA", "default-scheduler"}, 1},
+                                       {{"Fit", "default-scheduler"}, 2},  // "pending" counts once
+                                       {{"Fit", "ksched"}, 1},
+                                       {{"NodeAffinity", "default-scheduler"}, 1},
+                                       {{"SchedulingGates", "default-scheduler"}, 1}}));
+
+  // Moved to activeQ by a NodeAdd, the pods still count until they are popped.
+  clock_.Advance(seconds(30));
+  q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd, nullptr, Node("zz"));
+  EXPECT_EQ(Where("fit"), SubQueue::kActive);
+  EXPECT_EQ(q_->UnschedulablePodsByPlugin().at({"Fit", "ksched"}), 1u);
+  q_->Delete(*MakePod("fit-and-affinity"));
+  while (q_->PendingCounts().active > 0) q_->Done(q_->Pop()->pod());
+  EXPECT_EQ(q_->UnschedulablePodsByPlugin(),
+            (UnschedulablePluginCounts{{{"SchedulingGates", "default-scheduler"}, 1}}));
+}
+
 }  // namespace
 }  // namespace ksched::queue

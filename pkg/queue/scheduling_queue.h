@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pkg/api/types.h"
@@ -36,6 +37,8 @@ using QueuedPodInfoPtr = std::unique_ptr<framework::QueuedPodInfo>;
 // Filters the unschedulable pods a MoveAll request may move (e.g. "not the pod whose
 // binding just failed").
 using PreEnqueueCheck = std::function<bool(const api::Pod&)>;
+// (plugin, profile) -> number of queued pods; see UnschedulablePodsByPlugin().
+using UnschedulablePluginCounts = std::map<std::pair<std::string, std::string>, size_t>;
 
 // What a profile (schedulerName) contributes to the queue.
 struct QueueProfile {
@@ -114,6 +117,11 @@ class SchedulingQueue {
   // Every queued pod (not the in-flight ones), for debugging and cache comparison.
   virtual std::vector<api::PodPtr> PendingPods() const = 0;
   virtual PendingPodCounts PendingCounts() const = 0;
+  // scheduler_unschedulable_pods{plugin,profile}: for every queued pod (any sub-queue,
+  // gated ones included) each plugin that rejected its last attempt (or returned Pending,
+  // or gates it) counts it once under the pod's schedulerName. A popped pod no longer
+  // counts, as upstream decrements when it pops. Computed from the queue under its lock.
+  virtual UnschedulablePluginCounts UnschedulablePodsByPlugin() const = 0;
   // Number of queued pods across the three sub-queues.
   virtual size_t Len() const = 0;
   // Starts the backoff and unschedulable flush loops on the injected clock.

@@ -47,12 +47,26 @@ std::string EventName(const api::Pod& pod, Clock::wall_time now) {
 std::string FormatMicroTime(Clock::wall_time t) { return Format(t, true); }
 std::string FormatTime(Clock::wall_time t) { return Format(t, false); }
 
+namespace {
+
+informers::Request BindingRequest(const api::Pod& pod, std::string_view node_name) {
+  return {.verb = informers::Verb::kPost,
+          .path = PodPath(pod) + "/binding",
+          .body = api::EncodeBinding(pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid, node_name)};
+}
+
+}  // namespace
+
 ksched::Status ApiWriter::Bind(const api::Pod& pod, std::string_view node_name) {
-  auto r = options_.bind_client->Do({.verb = informers::Verb::kPost,
-                                     .path = PodPath(pod) + "/binding",
-                                     .body = api::EncodeBinding(pod.metadata.namespace_, pod.metadata.name,
-                                                                pod.metadata.uid, node_name)});
+  auto r = options_.bind_client->Do(BindingRequest(pod, node_name));
   return r.ok() ? ksched::Status::OK() : r.status();
+}
+
+void ApiWriter::BindAsync(const api::Pod& pod, std::string_view node_name,
+                          std::function<void(ksched::Status)> done) {
+  options_.bind_client->Send(BindingRequest(pod, node_name), [done = std::move(done)](StatusOr<informers::Response> r) {
+    done(r.ok() ? ksched::Status::OK() : r.status());
+  });
 }
 
 void ApiWriter::PatchPodScheduledFalse(const api::Pod& pod, std::string_view reason, std::string_view message) {
@@ -71,7 +85,8 @@ void ApiWriter::PatchPodScheduledFalse(const api::Pod& pod, std::string_view rea
       {.verb = informers::Verb::kPatch,
        .path = PodPath(pod) + "/status",
        .body = api::EncodePodScheduledConditionPatch(cond),
-       .content_type = std::string(informers::kContentStrategicMerge)},
+       .content_type = std::string(informers::kContentStrategicMerge),
+       .background = true},
       [key](StatusOr<informers::Response> r) {
         if (!r.ok() && r.status().code() != StatusCode::kNotFound)
           KLOG(WARNING) << "Error updating pod condition, pod=\"" << key << "\": " << r.status().ToString();
@@ -112,7 +127,8 @@ void ApiWriter::RecordEvent(const api::Pod& pod, std::string_view scheduler_name
   options_.status_client->Send(
       {.verb = informers::Verb::kPost,
        .path = "/apis/events.k8s.io/v1/namespaces/" + pod.metadata.namespace_ + "/events",
-       .body = std::move(b)},
+       .body = std::move(b),
+       .background = true},
       [key](StatusOr<informers::Response> r) {
         if (!r.ok()) KLOG_V(2) << "could not record event for pod " << key << ": " << r.status().ToString();
       });

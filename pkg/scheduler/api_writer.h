@@ -1,6 +1,7 @@
-// ApiWriter: everything the scheduler writes to the API server. Binds go through one
-// client; status patches and events through another with its own rate budget, so a
-// storm of failures never starves binds.
+// ApiWriter: everything the scheduler writes to the API server. Status patches and
+// events are background requests (their own rate budget, started only while no bind
+// waits), so a storm of failures never starves binds, whether the two clients are one
+// or two.
 #pragma once
 
 #include <string>
@@ -26,6 +27,9 @@ class ApiWriter final : public framework::PodBinder {
 
   // POST pods/{name}/binding with the pod's uid as precondition. Blocking.
   ksched::Status Bind(const api::Pod& pod, std::string_view node_name) override;
+  // The same POST; `done` runs on the bind client's I/O thread.
+  void BindAsync(const api::Pod& pod, std::string_view node_name,
+                 std::function<void(ksched::Status)> done) override;
 
   // Sets PodScheduled=False with `reason` and `message` unless the pod already carries
   // exactly that condition (upstream skips an empty patch). Asynchronous.

@@ -1,4 +1,5 @@
 // scheduleOne: the story of one pod, from Pop to an asynchronous bind.
+#include <random>
 #include <variant>
 
 #include "pkg/scheduler/scheduler.h"
@@ -47,6 +48,7 @@ void Scheduler::ScheduleOne() {
 
   framework::runtime::Framework& fwk = *attempt->fwk;
   attempt->state = std::make_unique<framework::CycleState>();
+  attempt->state->record_plugin_metrics = SamplePluginMetrics();
   if (auto s = cache_->UpdateSnapshot(snapshot_); !s.ok()) {
     HandleFailure(*attempt, framework::Status::FromError(s), nullptr);
     return;
@@ -94,31 +96,79 @@ void Scheduler::ScheduleOne() {
     HandleFailure(*attempt, s, nullptr);
     return;
   }
-  // The binding cycle runs on a worker, so this thread can pop the next pod now.
+  StartBindingCycle(std::move(attempt));
+}
+
+// The binding cycle never holds up the scheduling thread. Its blocking parts (waiting at
+// Permit, PreBind plugins, a bind plugin that cannot bind asynchronously) run on a
+// worker; the bind itself is an asynchronous request whenever the plugins allow it, so
+// in the default profile no thread waits for the API server at all.
+void Scheduler::StartBindingCycle(std::unique_ptr<Attempt> attempt) {
+  {
+    MutexLock lock(bind_mu_);
+    ++binds_in_flight_;
+  }
+  framework::runtime::Framework& fwk = *attempt->fwk;
+  if (fwk.CanBindAsync() && !fwk.HasPreBindPlugins() && !fwk.GetWaitingPod(attempt->pod().metadata.uid)) {
+    BindAsync(std::move(attempt));
+    return;
+  }
   binding_pool_->Submit([this, a = attempt.release()] { BindingCycle(std::unique_ptr<Attempt>(a)); });
 }
 
+// On a binding worker.
 void Scheduler::BindingCycle(std::unique_ptr<Attempt> attempt) {
   framework::runtime::Framework& fwk = *attempt->fwk;
   const api::Pod& pod = attempt->pod();
   framework::Status s = fwk.WaitOnPermit(pod);
   if (s.IsSuccess()) s = fwk.RunPreBindPlugins(*attempt->state, pod, attempt->host);
-  if (s.IsSuccess()) s = fwk.RunBindPlugins(*attempt->state, pod, attempt->host);
-  if (!s.IsSuccess()) {
-    HandleBindingFailure(std::move(attempt), s);
+  if (s.IsSuccess() && fwk.CanBindAsync()) {
+    BindAsync(std::move(attempt));
     return;
   }
-  (void)cache_->FinishBinding(*attempt->assumed);
+  if (s.IsSuccess()) s = fwk.RunBindPlugins(*attempt->state, pod, attempt->host);
+  FinishBindingCycle(std::move(attempt), s);
+}
+
+void Scheduler::BindAsync(std::unique_ptr<Attempt> attempt) {
+  Attempt* a = attempt.release();  // owned by the completion below
+  a->fwk->RunBindPluginsAsync(*a->state, a->pod(), a->host, [this, a](framework::Status s) {
+    // On the API client's I/O thread: the success path is a few cache and queue
+    // updates; failures and PostBind plugins go to a worker.
+    if (s.IsSuccess() && !a->fwk->HasPostBindPlugins()) {
+      FinishBindingCycle(std::unique_ptr<Attempt>(a), s);
+      return;
+    }
+    binding_pool_->Submit([this, a, s] { FinishBindingCycle(std::unique_ptr<Attempt>(a), s); });
+  });
+}
+
+void Scheduler::FinishBindingCycle(std::unique_ptr<Attempt> attempt, const framework::Status& s) {
+  if (s.IsSuccess()) {
+    BindingSucceeded(*attempt);
+  } else {
+    HandleBindingFailure(std::move(attempt), s);
+  }
+  MutexLock lock(bind_mu_);
+  if (--binds_in_flight_ == 0) binds_idle_.notify_all();
+}
+
+// Upstream's success tail of the binding cycle: the assumed pod is confirmed, the pod
+// leaves the in-flight set, metrics, the Scheduled event, PostBind.
+void Scheduler::BindingSucceeded(Attempt& attempt) {
+  framework::runtime::Framework& fwk = *attempt.fwk;
+  const api::Pod& pod = attempt.pod();
+  (void)cache_->FinishBinding(*attempt.assumed);
   queue_->Done(pod);
-  ObserveAttempt("scheduled", *attempt);
+  ObserveAttempt("scheduled", attempt);
   if (options_.metrics)
     options_.metrics->ObservePodScheduled(
-        attempt->info->attempts,
-        std::chrono::duration<double>(clock_.Now() - attempt->info->initial_attempt_timestamp).count());
-  KLOG_V(2) << "Successfully bound pod to node, pod=\"" << pod.Key() << "\" node=\"" << attempt->host << "\"";
+        attempt.info->attempts,
+        std::chrono::duration<double>(clock_.Now() - attempt.info->initial_attempt_timestamp).count());
+  KLOG_V(2) << "Successfully bound pod to node, pod=\"" << pod.Key() << "\" node=\"" << attempt.host << "\"";
   writer_->RecordEvent(pod, fwk.ProfileName(), /*warning=*/false, "Scheduled", "Binding",
-                       "Successfully assigned " + pod.Key() + " to " + attempt->host);
-  fwk.RunPostBindPlugins(*attempt->state, pod, attempt->host);
+                       "Successfully assigned " + pod.Key() + " to " + attempt.host);
+  fwk.RunPostBindPlugins(*attempt.state, pod, attempt.host);
 }
 
 // Undoes Reserve and Assume: the one cleanup for every failure after the pod was assumed.
@@ -182,6 +232,13 @@ void Scheduler::HandleFailure(Attempt& attempt, const framework::Status& status,
   writer_->RecordEvent(*current, attempt.fwk->ProfileName(), /*warning=*/true, "FailedScheduling", "Scheduling",
                        message);
   writer_->PatchPodScheduledFalse(*current, reason, message);
+}
+
+// Upstream records per-plugin durations in a random 10% of the cycles.
+bool Scheduler::SamplePluginMetrics() {
+  if (!options_.framework_metrics) return false;
+  thread_local std::minstd_rand rng(std::random_device{}());
+  return static_cast<int>(rng() % 100) < framework::runtime::kPluginMetricsSamplePercent;
 }
 
 void Scheduler::ObserveAttempt(std::string_view result, const Attempt& attempt) {

@@ -3,6 +3,7 @@
 #include "config/defaults.h"
 #include "pkg/scheduler/event_handlers.h"
 #include "pkg/util/log.h"
+#include "pkg/util/thread_name.h"
 
 namespace ksched::scheduler {
 // The queue's nominator as the framework sees it (the queue is built after the
@@ -12,6 +13,7 @@ class Scheduler::NominatorView final : public framework::PodNominator {
   std::vector<api::PodPtr> NominatedPodsForNode(std::string_view node_name) const override {
     return queue ? queue->nominator().NominatedPodsForNode(node_name) : std::vector<api::PodPtr>{};
   }
+  bool HasNominatedPods() const override { return queue && !queue->nominator().empty(); }
   queue::SchedulingQueue* queue = nullptr;
 };
 
@@ -39,7 +41,12 @@ Scheduler::Scheduler(SchedulerOptions options)
       clock_(*options_.clock),
       algorithm_(framework::runtime::SchedulingAlgorithmOptions{.seed = options_.seed}) {}
 
-Scheduler::~Scheduler() { Stop(std::chrono::seconds(0)); }
+Scheduler::~Scheduler() {
+  Stop(std::chrono::seconds(0));
+  // Asynchronous binds call back into this object: wait for them (each ends within the
+  // client's request timeout, with an error if the client shuts down).
+  WaitForBinds(std::chrono::milliseconds::max());
+}
 
 StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
   if (!options.bind_client || !options.status_client) return InvalidArgument("scheduler: API clients are required");
@@ -110,6 +117,7 @@ bool Scheduler::IsResponsibleFor(const api::Pod& pod) const { return frameworks_
 void Scheduler::Run() {
   queue_->Run();
   loop_ = std::thread([this] {
+    SetThreadName("sched-loop");
     while (!stopping_.load()) ScheduleOne();
   });
 }
@@ -118,8 +126,17 @@ void Scheduler::Stop(std::chrono::milliseconds grace) {
   if (stopping_.exchange(true)) return;
   if (queue_) queue_->Close();  // Pop returns nullptr; the loop exits
   if (loop_.joinable()) loop_.join();
-  if (binding_pool_ && !binding_pool_->WaitIdle(grace))
-    KLOG(WARNING) << binding_pool_->Pending() << " binding cycle(s) still running at shutdown";
+  if (!WaitForBinds(grace)) KLOG(WARNING) << BindsInFlight() << " binding cycle(s) still running at shutdown";
+}
+
+bool Scheduler::WaitForBinds(std::chrono::milliseconds timeout) {
+  MutexLock lock(bind_mu_);
+  auto idle = [this]() NO_THREAD_SAFETY_ANALYSIS { return binds_in_flight_ == 0; };
+  if (timeout == std::chrono::milliseconds::max()) {
+    binds_idle_.wait(lock, idle);
+    return true;
+  }
+  return binds_idle_.wait_for(lock, timeout, idle);
 }
 
 }  // namespace ksched::scheduler

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -21,6 +23,7 @@
 #include "pkg/queue/scheduling_queue.h"
 #include "pkg/scheduler/api_writer.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/mutex.h"
 #include "pkg/util/worker_pool.h"
 
 namespace ksched::scheduler {
@@ -76,20 +79,30 @@ class Scheduler {
   framework::runtime::Framework* FrameworkFor(std::string_view scheduler_name) const;
   bool IsResponsibleFor(const api::Pod& pod) const;
   // Pods whose binding cycle has not finished.
-  size_t BindsInFlight() const { return binding_pool_->Pending(); }
+  size_t BindsInFlight() const EXCLUDES(bind_mu_) {
+    MutexLock lock(bind_mu_);
+    return binds_in_flight_;
+  }
 
  private:
   explicit Scheduler(SchedulerOptions options);
 
   struct Attempt;  // one pod's scheduling attempt, carried into the binding cycle
   class NominatorView;
+  void StartBindingCycle(std::unique_ptr<Attempt> attempt) EXCLUDES(bind_mu_);
   void BindingCycle(std::unique_ptr<Attempt> attempt);
+  void BindAsync(std::unique_ptr<Attempt> attempt);
+  void FinishBindingCycle(std::unique_ptr<Attempt> attempt, const framework::Status& s) EXCLUDES(bind_mu_);
+  void BindingSucceeded(Attempt& attempt);
+  // Waits until no binding cycle is in flight, at most `timeout`; false on timeout.
+  bool WaitForBinds(std::chrono::milliseconds timeout) EXCLUDES(bind_mu_);
   // Upstream's handleSchedulingFailure: condition, event, requeue.
   void HandleFailure(Attempt& attempt, const framework::Status& status,
                      const framework::runtime::FitError* fit_error);
   void HandleBindingFailure(std::unique_ptr<Attempt> attempt, const framework::Status& status);
   void UndoAssume(Attempt& attempt);
   void ObserveAttempt(std::string_view result, const Attempt& attempt);
+  bool SamplePluginMetrics();
 
   SchedulerOptions options_;
   Clock& clock_;
@@ -107,6 +120,9 @@ class Scheduler {
   framework::runtime::SchedulingAlgorithm algorithm_;
 
   std::unique_ptr<WorkerPool> binding_pool_;
+  mutable Mutex bind_mu_;
+  size_t binds_in_flight_ GUARDED_BY(bind_mu_) = 0;
+  std::condition_variable_any binds_idle_;
   std::atomic<bool> stopping_{false};
   std::thread loop_;
 };

@@ -109,6 +109,13 @@ class Framework : public Handle {
   Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name);
   // Bind plugins in order until one does not Skip.
   Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name);
+  // Whether every Bind plugin can bind asynchronously (RunBindPluginsAsync may be used).
+  bool CanBindAsync() const;
+  // RunBindPlugins without blocking: `done` gets the status RunBindPlugins would return,
+  // exactly once, possibly on another thread. `state`, `pod` and `node_name` must stay
+  // valid until then. Requires CanBindAsync().
+  void RunBindPluginsAsync(CycleState& state, const api::Pod& pod, std::string_view node_name,
+                           std::function<void(Status)> done);
   void RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name);
 
   // ---- waiting pods (for plugins such as coscheduling, and pod deletion) ----
@@ -119,6 +126,8 @@ class Framework : public Handle {
 
   bool HasFilterPlugins() const { return !filter_.empty(); }
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
+  bool HasPreBindPlugins() const { return !pre_bind_.empty(); }
+  bool HasPostBindPlugins() const { return !post_bind_.empty(); }
   bool HasScorePlugins() const { return !score_.empty(); }
   // Extension point name -> enabled plugin names, in order (configz, debugging).
   std::map<std::string, std::vector<std::string>> ListPlugins() const;
@@ -132,10 +141,12 @@ class Framework : public Handle {
   };
 
   explicit Framework(FrameworkOptions options);
-  bool SamplePluginMetrics() const;
   template <typename F>
-  Status Timed(std::string_view point, const Plugin& plugin, F&& call) const;
+  Status Timed(const CycleState& state, std::string_view point, const Plugin& plugin, F&& call) const;
   void RecordPoint(std::string_view point, Code code, Clock::time_point start) const;
+  void BindFrom(size_t index, CycleState& state, const api::Pod& pod, std::string_view node_name,
+                Clock::time_point start, std::function<void(Status)> done);
+  Status BindResult(const BindPlugin& plugin, Status s) const;
 
   FrameworkOptions options_;
   std::string profile_name_;

@@ -21,22 +21,20 @@ double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 
 }  // namespace
 
-bool Framework::SamplePluginMetrics() const {
-  if (!metrics_enabled_) return false;
-  // Per thread, so concurrent Filter calls do not contend on a shared counter.
-  thread_local unsigned calls = 0;
-  return ++calls % kPluginMetricsSampleEvery == 0;
-}
-
 void Framework::RecordPoint(std::string_view point, Code code, Clock::time_point start) const {
   if (!metrics_enabled_) return;
   options_.metrics->ObserveExtensionPoint(point, code, profile_name_, Seconds(options_.clock->Now() - start));
 }
 
-// Runs one plugin call, timing it when sampled.
+// Runs one plugin call, timing it when the cycle is sampled. Filter and Score run once
+// per node, so even in a sampled cycle only one call in kPerNodeSampleEvery (per
+// thread) is timed: the distribution stays the same at a fraction of the clock reads.
 template <typename F>
-Status Framework::Timed(std::string_view point, const Plugin& plugin, F&& call) const {
-  if (!SamplePluginMetrics()) return call();
+Status Framework::Timed(const CycleState& state, std::string_view point, const Plugin& plugin, F&& call) const {
+  if (!metrics_enabled_ || !state.record_plugin_metrics) return call();
+  constexpr unsigned kPerNodeSampleEvery = 8;
+  thread_local unsigned per_node_calls = 0;
+  if ((point == "Filter" || point == "Score") && ++per_node_calls % kPerNodeSampleEvery != 0) return call();
   Clock::time_point t0 = options_.clock->Now();
   Status s = call();
   options_.metrics->ObservePlugin(point, plugin.Name(), s.code(), Seconds(options_.clock->Now() - t0));
@@ -54,7 +52,7 @@ std::pair<PreFilterResult, Status> Framework::RunPreFilterPlugins(CycleState& st
   };
   for (PreFilterPlugin* pl : pre_filter_) {
     PreFilterResult r;
-    Status s = Timed("PreFilter", *pl, [&] { return pl->PreFilter(state, pod, r); });
+    Status s = Timed(state, "PreFilter", *pl, [&] { return pl->PreFilter(state, pod, r); });
     if (s.IsSkip()) {
       skipped.insert(std::string(pl->Name()));
       continue;
@@ -83,6 +81,10 @@ std::pair<PreFilterResult, Status> Framework::RunPreFilterPlugins(CycleState& st
     }
   }
   state.skip_filter_plugins = std::move(skipped);
+  state.skip_filter_mask = 0;
+  for (size_t i = 0; i < filter_.size() && i < 64; ++i) {
+    if (state.skip_filter_plugins.contains(filter_[i]->Name())) state.skip_filter_mask |= uint64_t{1} << i;
+  }
   return finish(Status());
 }
 
@@ -116,9 +118,12 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::P
 }
 
 Status Framework::RunFilterPlugins(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node) const {
-  for (FilterPlugin* pl : filter_) {
-    if (!state.skip_filter_plugins.empty() && state.skip_filter_plugins.contains(pl->Name())) continue;
-    Status s = Timed("Filter", *pl, [&] { return pl->Filter(state, pod, node); });
+  for (size_t i = 0; i < filter_.size(); ++i) {
+    FilterPlugin* pl = filter_[i];
+    const bool skip = i < 64 ? (state.skip_filter_mask >> i) & 1
+                             : !state.skip_filter_plugins.empty() && state.skip_filter_plugins.contains(pl->Name());
+    if (skip) continue;
+    Status s = Timed(state, "Filter", *pl, [&] { return pl->Filter(state, pod, node); });
     if (s.IsSuccess()) continue;
     if (!s.IsRejected()) {
       // Filters may only accept or reject; anything else is the plugin's internal error.
@@ -136,7 +141,7 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, con
   // displace.
   std::unique_ptr<CycleState> state_with;
   std::optional<cache::NodeInfo> node_with;
-  if (options_.nominator != nullptr && node.node() != nullptr) {
+  if (options_.nominator != nullptr && node.node() != nullptr && options_.nominator->HasNominatedPods()) {
     std::vector<api::PodPtr> nominated = options_.nominator->NominatedPodsForNode(node.name());
     const std::string own_key = WaitingPodKey(pod);
     for (const api::PodPtr& p : nominated) {
@@ -173,7 +178,7 @@ std::pair<PostFilterResult, Status> Framework::RunPostFilterPlugins(CycleState& 
   };
   for (PostFilterPlugin* pl : post_filter_) {
     PostFilterResult r;
-    Status s = Timed("PostFilter", *pl, [&] { return pl->PostFilter(state, pod, filtered, r); });
+    Status s = Timed(state, "PostFilter", *pl, [&] { return pl->PostFilter(state, pod, filtered, r); });
     if (s.IsSuccess()) return finish(std::move(r), std::move(s));
     if (s.code() == Code::kUnschedulableAndUnresolvable) {
       return finish(std::move(r), std::move(s).WithPlugin(std::string(pl->Name())));
@@ -194,7 +199,7 @@ Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod,
   PluginSet skipped;
   Status result;
   for (PreScorePlugin* pl : pre_score_) {
-    Status s = Timed("PreScore", *pl, [&] { return pl->PreScore(state, pod, nodes); });
+    Status s = Timed(state, "PreScore", *pl, [&] { return pl->PreScore(state, pod, nodes); });
     if (s.IsSkip()) {
       skipped.insert(std::string(pl->Name()));
       continue;
@@ -236,7 +241,7 @@ std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleSt
         for (size_t k = 0; k < active.size(); ++k) {
           ScorePlugin* pl = active[k]->plugin;
           int64_t score = 0;
-          Status s = Timed("Score", *pl, [&] { return pl->Score(state, pod, node, score); });
+          Status s = Timed(state, "Score", *pl, [&] { return pl->Score(state, pod, node, score); });
           if (!s.IsSuccess()) {
             std::call_once(error_once, [&] {
               error = Status::Error("running Score plugins: plugin " + Quote(pl->Name()) + " failed with: " +
@@ -255,7 +260,7 @@ std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleSt
   for (size_t k = 0; k < active.size(); ++k) {
     ScorePlugin* pl = active[k]->plugin;
     if (!pl->HasNormalizeScore()) continue;
-    Status s = Timed("ScoreExtensionNormalize", *pl, [&] { return pl->NormalizeScore(state, pod, scores[k]); });
+    Status s = Timed(state, "ScoreExtensionNormalize", *pl, [&] { return pl->NormalizeScore(state, pod, scores[k]); });
     if (!s.IsSuccess()) {
       return finish(Status::Error("running Normalize on Score plugins: plugin " + Quote(pl->Name()) +
                                   " failed with: " + s.Message())
@@ -283,7 +288,7 @@ Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& po
   Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
   Status result;
   for (ReservePlugin* pl : reserve_) {
-    Status s = Timed("Reserve", *pl, [&] { return pl->Reserve(state, pod, node_name); });
+    Status s = Timed(state, "Reserve", *pl, [&] { return pl->Reserve(state, pod, node_name); });
     if (s.IsSuccess()) continue;
     result = s.IsRejected() ? std::move(s).WithPlugin(std::string(pl->Name())) : PluginError("Reserve", *pl, s);
     break;
@@ -296,7 +301,7 @@ void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& po
   Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
   for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) {
     ReservePlugin* pl = *it;
-    Timed("Unreserve", *pl, [&] {
+    Timed(state, "Unreserve", *pl, [&] {
       pl->Unreserve(state, pod, node_name);
       return Status();
     });
@@ -310,7 +315,7 @@ Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::
   Status result;
   for (PermitPlugin* pl : permit_) {
     std::chrono::milliseconds timeout{0};
-    Status s = Timed("Permit", *pl, [&] { return pl->Permit(state, pod, node_name, timeout); });
+    Status s = Timed(state, "Permit", *pl, [&] { return pl->Permit(state, pod, node_name, timeout); });
     if (s.IsSuccess()) continue;
     if (s.IsWait()) {
       waits[std::string(pl->Name())] = std::min(timeout, kMaxPermitTimeout);
@@ -346,7 +351,7 @@ Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std:
   Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
   Status result;
   for (PreBindPlugin* pl : pre_bind_) {
-    Status s = Timed("PreBind", *pl, [&] { return pl->PreBind(state, pod, node_name); });
+    Status s = Timed(state, "PreBind", *pl, [&] { return pl->PreBind(state, pod, node_name); });
     if (s.IsSuccess()) continue;
     result = s.IsRejected() ? std::move(s).WithPlugin(std::string(pl->Name())) : PluginError("PreBind", *pl, s);
     break;
@@ -355,27 +360,62 @@ Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std:
   return result;
 }
 
+// A bind plugin's final (non-Skip) answer as the Bind extension point reports it.
+Status Framework::BindResult(const BindPlugin& plugin, Status s) const {
+  if (s.IsSuccess()) return Status();
+  return s.IsRejected() ? std::move(s).WithPlugin(std::string(plugin.Name())) : PluginError("Bind", plugin, s);
+}
+
 Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
   Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
   Status result(Code::kSkip);
   for (BindPlugin* pl : bind_) {
-    Status s = Timed("Bind", *pl, [&] { return pl->Bind(state, pod, node_name); });
+    Status s = Timed(state, "Bind", *pl, [&] { return pl->Bind(state, pod, node_name); });
     if (s.IsSkip()) continue;
-    if (s.IsSuccess()) {
-      result = Status();
-    } else {
-      result = s.IsRejected() ? std::move(s).WithPlugin(std::string(pl->Name())) : PluginError("Bind", *pl, s);
-    }
+    result = BindResult(*pl, std::move(s));
     break;
   }
   RecordPoint("Bind", result.code(), start);
   return result;
 }
 
+bool Framework::CanBindAsync() const {
+  return std::all_of(bind_.begin(), bind_.end(), [](const BindPlugin* pl) { return pl->CanBindAsync(); });
+}
+
+void Framework::RunBindPluginsAsync(CycleState& state, const api::Pod& pod, std::string_view node_name,
+                                    std::function<void(Status)> done) {
+  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  BindFrom(0, state, pod, node_name, start, std::move(done));
+}
+
+// Bind plugins from `index` on: a Skip moves to the next one from inside the previous
+// plugin's completion. Plugin durations are not sampled here: the call returns before
+// the bind is done.
+void Framework::BindFrom(size_t index, CycleState& state, const api::Pod& pod, std::string_view node_name,
+                         Clock::time_point start, std::function<void(Status)> done) {
+  if (index == bind_.size()) {
+    RecordPoint("Bind", Code::kSkip, start);
+    done(Status(Code::kSkip));
+    return;
+  }
+  BindPlugin* pl = bind_[index];
+  pl->BindAsync(state, pod, node_name,
+                [this, index, &state, &pod, node_name, start, pl, done = std::move(done)](Status s) mutable {
+                  if (s.IsSkip()) {
+                    BindFrom(index + 1, state, pod, node_name, start, std::move(done));
+                    return;
+                  }
+                  Status result = BindResult(*pl, std::move(s));
+                  RecordPoint("Bind", result.code(), start);
+                  done(std::move(result));
+                });
+}
+
 void Framework::RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
   Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
   for (PostBindPlugin* pl : post_bind_) {
-    Timed("PostBind", *pl, [&] {
+    Timed(state, "PostBind", *pl, [&] {
       pl->PostBind(state, pod, node_name);
       return Status();
     });

@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <thread>
 
 #include "pkg/framework/runtime/framework.h"
@@ -342,6 +343,71 @@ TEST(RunBindPlugins, SkipPassesToNext) {
   EXPECT_TRUE(Build(r3, p2)->RunBindPlugins(state, *pod, "n1").IsSkip());
 }
 
+TEST(RunBindPluginsAsync, SkipPassesToNextWhenTheCallCompletes) {
+  CallLog log;
+  Registry registry = BaseRegistry();
+  auto* skip = Register(registry, std::make_unique<FakeAsyncBind>("Skip1", &log, Status(Code::kSkip)));
+  auto* real = Register(registry, std::make_unique<FakeAsyncBind>("Real", &log));
+  Register(registry, std::make_unique<FakeBind>("Sync", &log));
+  config::KubeSchedulerProfile profile = BaseProfile();
+  profile.plugins.bind.enabled.clear();
+  Enable(profile.plugins.bind, {"Skip1", "Real"});
+  auto fw = Build(registry, profile);
+  ASSERT_TRUE(fw->CanBindAsync());
+  CycleState state;
+  auto pod = MakePod("p");
+  std::optional<Status> result;
+  fw->RunBindPluginsAsync(state, *pod, "n1", [&](Status s) { result = std::move(s); });
+  EXPECT_FALSE(result.has_value());  // nothing completes before the plugin's call does
+  ASSERT_EQ(skip->pending.size(), 1u);
+  skip->CompleteOne();
+  EXPECT_FALSE(result.has_value());
+  ASSERT_EQ(real->pending.size(), 1u);
+  real->CompleteOne();
+  ASSERT_TRUE(result.has_value());
+  EXPECT_TRUE(result->IsSuccess());
+  EXPECT_THAT(log.entries(), ElementsAre("Bind:Skip1:n1", "Bind:Real:n1"));
+
+  // A synchronous bind plugin anywhere in the list rules the asynchronous path out.
+  Registry r2 = BaseRegistry();
+  Register(r2, std::make_unique<FakeAsyncBind>("A", &log));
+  Register(r2, std::make_unique<FakeBind>("Sync", &log));
+  config::KubeSchedulerProfile p2 = BaseProfile();
+  p2.plugins.bind.enabled.clear();
+  Enable(p2.plugins.bind, {"A", "Sync"});
+  EXPECT_FALSE(Build(r2, p2)->CanBindAsync());
+}
+
+TEST(RunBindPluginsAsync, ErrorsAndAllSkipMatchTheSynchronousForm) {
+  Registry registry = BaseRegistry();
+  auto* fails = Register(registry, std::make_unique<FakeAsyncBind>("Fails", nullptr, Status::Error("conflict")));
+  config::KubeSchedulerProfile profile = BaseProfile();
+  profile.plugins.bind.enabled.clear();
+  Enable(profile.plugins.bind, {"Fails"});
+  auto fw = Build(registry, profile);
+  CycleState state;
+  auto pod = MakePod("p");
+  std::optional<Status> result;
+  fw->RunBindPluginsAsync(state, *pod, "n1", [&](Status s) { result = std::move(s); });
+  fails->CompleteOne();
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->code(), Code::kError);
+  EXPECT_EQ(result->Message(), "running Bind plugin \"Fails\": conflict");
+  EXPECT_EQ(result->plugin(), "Fails");
+
+  Registry r2 = BaseRegistry();
+  auto* skip = Register(r2, std::make_unique<FakeAsyncBind>("Skip1", nullptr, Status(Code::kSkip)));
+  config::KubeSchedulerProfile p2 = BaseProfile();
+  p2.plugins.bind.enabled.clear();
+  Enable(p2.plugins.bind, {"Skip1"});
+  auto fw2 = Build(r2, p2);
+  result.reset();
+  fw2->RunBindPluginsAsync(state, *pod, "n1", [&](Status s) { result = std::move(s); });
+  skip->CompleteOne();
+  ASSERT_TRUE(result.has_value());
+  EXPECT_TRUE(result->IsSkip());
+}
+
 struct PermitFixture {
   FakeClock clock;
   std::unique_ptr<Framework> fw;
@@ -492,10 +558,46 @@ TEST(Metrics, ExtensionPointsRecordedAndPluginsSampled) {
     EXPECT_THAT(recorder.points, ElementsAre("Bind:Success:test"));
   }
   cache::Snapshot snap = MakeSnapshot(1);
-  for (int i = 0; i < 100; ++i) (void)fw->RunFilterPlugins(state, *pod, *snap.Get("node-0"));
-  // About one call in ten is timed (bind ran on this thread too).
-  EXPECT_GE(recorder.plugin_calls.load(), 9);
-  EXPECT_LE(recorder.plugin_calls.load(), 11);
+  // Plugin durations are recorded only in sampled cycles, and then for every call.
+  for (int i = 0; i < 10; ++i) (void)fw->RunFilterPlugins(state, *pod, *snap.Get("node-0"));
+  EXPECT_EQ(recorder.plugin_calls.load(), 0);
+  CycleState sampled;
+  sampled.record_plugin_metrics = true;
+  // Per-node points: one call in eight of a sampled cycle.
+  for (int i = 0; i < 80; ++i) (void)fw->RunFilterPlugins(sampled, *pod, *snap.Get("node-0"));
+  EXPECT_EQ(recorder.plugin_calls.load(), 10);
+  // Other points: every call of a sampled cycle.
+  fw->RunBindPlugins(sampled, *pod, "n");
+  EXPECT_EQ(recorder.plugin_calls.load(), 11);
+  // A clone (preemption's what-if runs) keeps the decision.
+  EXPECT_TRUE(sampled.Clone()->record_plugin_metrics);
+}
+
+TEST(CycleStateTest, WriteReplacesAndReadChecksType) {
+  struct A : StateData {
+    int v = 0;
+    std::unique_ptr<StateData> Clone() const override { return std::make_unique<A>(*this); }
+  };
+  struct B : StateData {
+    std::unique_ptr<StateData> Clone() const override { return std::make_unique<B>(*this); }
+  };
+  CycleState state;
+  auto a = std::make_unique<A>();
+  a->v = 1;
+  state.Write("k", std::move(a));
+  auto a2 = std::make_unique<A>();
+  a2->v = 2;
+  state.Write("k", std::move(a2));
+  state.Write("b", std::make_unique<B>());
+  state.Write("null", nullptr);
+  ASSERT_NE(state.Read<A>("k"), nullptr);
+  EXPECT_EQ(state.Read<A>("k")->v, 2);
+  EXPECT_EQ(state.Read<B>("k"), nullptr);  // wrong type
+  EXPECT_NE(state.Read<B>("b"), nullptr);
+  EXPECT_EQ(state.Read<A>("null"), nullptr);
+  EXPECT_EQ(state.Read<A>("missing"), nullptr);
+  auto clone = state.Clone();
+  EXPECT_EQ(clone->Read<A>("k")->v, 2);
 }
 
 }  // namespace

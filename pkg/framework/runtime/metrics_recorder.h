@@ -14,15 +14,17 @@ class MetricsRecorder {
   virtual ~MetricsRecorder() = default;
   // One extension point run for one pod (Filter and Score: for all nodes together).
   virtual void ObserveExtensionPoint(std::string_view point, Code code, std::string_view profile, double seconds) {}
-  // One plugin call; sampled (about one call in kPluginMetricsSampleEvery), because
-  // timing every Filter call on every node would cost more than the filters.
+  // One plugin call, in sampled cycles only (CycleState::record_plugin_metrics, set for
+  // kPluginMetricsSamplePercent of the cycles; of the per-node Filter and Score calls,
+  // one in eight), because timing every Filter call on every node would cost more
+  // than the filters.
   virtual void ObservePlugin(std::string_view point, std::string_view plugin, Code code, double seconds) {}
   // How long a pod waited in WaitOnPermit, by the final result.
   virtual void ObservePermitWait(Code code, double seconds) {}
 };
 
 // Upstream samples plugin durations in 10% of the cycles.
-inline constexpr unsigned kPluginMetricsSampleEvery = 10;
+inline constexpr int kPluginMetricsSamplePercent = 10;
 
 // Records nothing; the default.
 MetricsRecorder& NoopMetricsRecorder();

@@ -3,11 +3,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pkg/util/thread_name.h"
+
 namespace ksched::framework::runtime {
 
 Parallelizer::Parallelizer(int parallelism) : parallelism_(std::max(1, parallelism)) {
   threads_.reserve(parallelism_ - 1);
-  for (int i = 1; i < parallelism_; ++i) threads_.emplace_back([this] { WorkerLoop(); });
+  for (int i = 1; i < parallelism_; ++i) threads_.emplace_back([this] {
+    SetThreadName("sched-worker");
+    WorkerLoop();
+  });
 }
 
 Parallelizer::~Parallelizer() {

@@ -190,6 +190,24 @@ class FakeBind : public NamedPlugin, public BindPlugin {
   Status status_;
 };
 
+// An asynchronous bind plugin whose calls complete when the test says so.
+class FakeAsyncBind : public FakeBind {
+ public:
+  using FakeBind::FakeBind;
+  bool CanBindAsync() const override { return true; }
+  void BindAsync(CycleState& state, const api::Pod& pod, std::string_view node,
+                 std::function<void(Status)> done) override {
+    pending.push_back([this, &state, &pod, node, done = std::move(done)] { done(Bind(state, pod, node)); });
+  }
+  // Completes the oldest outstanding call.
+  void CompleteOne() {
+    auto f = std::move(pending.front());
+    pending.erase(pending.begin());
+    f();
+  }
+  std::vector<std::function<void()>> pending;
+};
+
 // A plugin object handed to the registry: the factory returns it (once).
 template <typename T, typename... Args>
 PluginFactory Once(Args... args) {

@@ -18,4 +18,12 @@ Status DefaultBinder::Bind(CycleState& /*state*/, const api::Pod& pod, std::stri
   return Status::Success();
 }
 
+void DefaultBinder::BindAsync(CycleState& /*state*/, const api::Pod& pod, std::string_view node_name,
+                              std::function<void(Status)> done) {
+  KLOG_V(3) << "\"Attempting to bind pod to node\" pod=\"" << pod.Key() << "\" node=\"" << node_name << "\"";
+  handle_.Binder().BindAsync(pod, node_name, [done = std::move(done)](ksched::Status s) {
+    done(s.ok() ? Status::Success() : Status::FromError(s));
+  });
+}
+
 }  // namespace ksched::framework::plugins::defaultbinder

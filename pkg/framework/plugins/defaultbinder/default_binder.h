@@ -22,6 +22,10 @@ class DefaultBinder final : public BindPlugin {
   // Success, or Error carrying the API error (the scheduler then unreserves and forgets
   // the pod). Blocking: runs on a binding worker.
   Status Bind(CycleState& state, const api::Pod& pod, std::string_view node_name) override;
+  // The same bind through PodBinder::BindAsync: the scheduler's default path.
+  bool CanBindAsync() const override { return true; }
+  void BindAsync(CycleState& state, const api::Pod& pod, std::string_view node_name,
+                 std::function<void(Status)> done) override;
 
  private:
   Handle& handle_;

@@ -12,23 +12,38 @@ int64_t ScaledImageScore(const cache::ImageStateSummary& state, int64_t total_nu
 
 }  // namespace
 
-std::string NormalizedImageName(std::string_view image) {
+namespace {
+
+bool HasTag(std::string_view image) {
   size_t colon = image.rfind(':');
   size_t slash = image.rfind('/');
   // npos compares as "before everything", like Go's LastIndex returning -1.
-  bool has_tag = colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
+  return colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
+}
+
+}  // namespace
+
+std::string NormalizedImageName(std::string_view image) {
   std::string out(image);
-  if (!has_tag) out += ":latest";
+  if (!HasTag(image)) out += ":latest";
   return out;
 }
 
 int64_t SumImageScores(const cache::NodeInfo& node, const api::Pod& pod, int64_t total_num_nodes) {
-  if (total_num_nodes <= 0) return 0;
   const auto& states = node.image_states();
+  if (total_num_nodes <= 0 || states.empty()) return 0;
   int64_t sum = 0;
+  // Runs per node per container: a tagged name is looked up as it is, and an untagged
+  // one is normalized into a reused buffer, so scoring allocates nothing.
+  thread_local std::string untagged;
   auto add = [&](const std::vector<api::Container>& containers) {
     for (const api::Container& c : containers) {
-      auto it = states.find(NormalizedImageName(c.image));
+      std::string_view name = c.image;
+      if (!HasTag(name)) {
+        untagged.assign(name).append(":latest");
+        name = untagged;
+      }
+      auto it = states.find(name);
       if (it != states.end()) sum += ScaledImageScore(it->second, total_num_nodes);
     }
   };

@@ -1,0 +1,372 @@
+// Leader election on a real kube-apiserver: two electors in one process, then two ksched
+// processes failing over (SIGKILL of the leader) and handing over (SIGTERM releases).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "informers/curl_client.h"
+#include "informers/rest_config.h"
+#include "pkg/api/json.h"
+#include "pkg/leaderelection/leader_elector.h"
+#include "pkg/leaderelection/lease.h"
+#include "tests/e2e/control_plane.h"
+#include "tests/fakes/event_log.h"
+#include "tests/integration/manifests.h"
+
+namespace ksched::leaderelection {
+namespace {
+
+using namespace std::chrono_literals;
+using informers::Verb;
+using ksched::testing::ControlPlane;
+using ksched::testing::Eventually;
+
+informers::ApiClientPtr AdminClient() {
+  auto cfg = informers::LoadKubeconfig(ControlPlane::Get().kubeconfig());
+  EXPECT_TRUE(cfg.ok()) << cfg.status().ToString();
+  cfg->qps = 0;
+  auto c = informers::NewCurlApiClient(*cfg);
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  return std::move(*c);
+}
+
+std::optional<LeaseRecord> ReadLease(informers::ApiClient& c, const std::string& name) {
+  auto r = c.Do({.path = LeasePath("kube-system", name)});
+  if (!r.ok()) return std::nullopt;
+  auto lease = DecodeLease(r->body);
+  if (!lease.ok()) return std::nullopt;
+  return lease->record;
+}
+
+// ---- (a) two electors in one process ------------------------------------------------
+
+TEST(LeaderElectionIntegrationTest, InProcessFailoverAndRelease) {
+  constexpr char kLease[] = "le-inproc";
+  auto client = AdminClient();
+  auto make = [&](const std::string& id) {
+    auto le = LeaderElector::New({.client = client.get(),
+                                  .lock_namespace = "kube-system",
+                                  .lock_name = kLease,
+                                  .identity = id,
+                                  .lease_duration = 2s,
+                                  .renew_deadline = 1500ms,
+                                  .retry_period = 300ms});
+    EXPECT_TRUE(le.ok()) << le.status().ToString();
+    return std::move(*le);
+  };
+  auto a = make("a");
+  auto b = make("b");
+  a->Start();
+  b->Start();
+  ASSERT_TRUE(Eventually([&] { return a->IsLeader() || b->IsLeader(); }, 5s));
+  // Stays exactly one for a few renewals.
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_NE(a->IsLeader(), b->IsLeader());
+    std::this_thread::sleep_for(100ms);
+  }
+  LeaderElector& leader = a->IsLeader() ? *a : *b;
+  LeaderElector& standby = a->IsLeader() ? *b : *a;
+  auto lease = ReadLease(*client, kLease);
+  ASSERT_TRUE(lease.has_value());
+  EXPECT_EQ(lease->holder_identity, leader.identity());
+  EXPECT_EQ(lease->lease_duration_seconds, 2);
+  const int transitions = lease->lease_transitions;
+
+  // The leader dies without releasing: the standby waits out the lease on its own clock.
+  auto killed = std::chrono::steady_clock::now();
+  leader.Stop();
+  ASSERT_TRUE(Eventually([&] { return standby.IsLeader(); }, 2s + 2s, 10ms));
+  auto took = std::chrono::steady_clock::now() - killed;
+  EXPECT_GE(took, 1s) << "took over long before the lease could have expired";
+  lease = ReadLease(*client, kLease);
+  ASSERT_TRUE(lease.has_value());
+  EXPECT_EQ(lease->holder_identity, standby.identity());
+  EXPECT_EQ(lease->lease_transitions, transitions + 1);
+
+  // A released lease is taken on the next attempt, well before it would have expired.
+  auto c = make("c");
+  c->Start();
+  std::this_thread::sleep_for(500ms);  // c has seen the fresh lease and is waiting
+  EXPECT_FALSE(c->IsLeader());
+  auto released = std::chrono::steady_clock::now();
+  ASSERT_TRUE(standby.Release().ok());
+  ASSERT_TRUE(Eventually([&] { return c->IsLeader(); }, 1500ms, 10ms));
+  EXPECT_LT(std::chrono::steady_clock::now() - released, 1500ms);
+  lease = ReadLease(*client, kLease);
+  ASSERT_TRUE(lease.has_value());
+  EXPECT_EQ(lease->holder_identity, "c");
+  EXPECT_EQ(lease->lease_transitions, transitions + 2);
+  ASSERT_TRUE(c->Release().ok());
+  lease = ReadLease(*client, kLease);
+  ASSERT_TRUE(lease.has_value());
+  EXPECT_EQ(lease->holder_identity, "");
+  EXPECT_EQ(lease->lease_duration_seconds, 1);
+}
+
+// ---- (b) two ksched processes ---------------------------------------------------------
+
+#ifdef KSCHED_BINARY
+
+int FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A child ksched whose stdout+stderr go to a log file. Killed (SIGKILL) and reaped when
+// the test ends, however it ends.
+class KschedProcess {
+ public:
+  KschedProcess(std::vector<std::string> args, std::string log) : log_(std::move(log)) {
+    args.insert(args.begin(), KSCHED_BINARY);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      sigset_t none;
+      sigemptyset(&none);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+  }
+  ~KschedProcess() {
+    if (pid_ > 0 && !exit_code_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  KschedProcess(const KschedProcess&) = delete;
+  KschedProcess& operator=(const KschedProcess&) = delete;
+
+  void Signal(int sig) { ::kill(pid_, sig); }
+  // The exit status once it has exited (waiting up to `timeout`); a death by signal
+  // reads as 128 + signal.
+  std::optional<int> Wait(std::chrono::milliseconds timeout) {
+    Eventually(
+        [&] {
+          if (exit_code_) return true;
+          int status = 0;
+          if (::waitpid(pid_, &status, WNOHANG) == pid_)
+            exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+          return exit_code_.has_value();
+        },
+        timeout, 10ms);
+    return exit_code_;
+  }
+  std::string Log() const { return ReadFile(log_); }
+  bool Logged(const std::string& s) const { return Log().find(s) != std::string::npos; }
+  const std::string& log_path() const { return log_; }
+
+ private:
+  std::string log_;
+  pid_t pid_ = -1;
+  std::optional<int> exit_code_;
+};
+
+constexpr char kScheduler[] = "le-test-scheduler";
+constexpr char kNs[] = "le-test";
+
+void Post(informers::ApiClient& c, const std::string& path, const std::string& body) {
+  auto r = c.Do({.verb = Verb::kPost, .path = path, .body = body});
+  ASSERT_TRUE(r.ok() || r.status().code() == StatusCode::kAlreadyExists) << path << ": " << r.status().ToString();
+}
+
+void CreatePod(informers::ApiClient& c, const std::string& name) {
+  api::Pod p;
+  p.metadata.namespace_ = kNs;
+  p.metadata.name = name;
+  p.spec.scheduler_name = kScheduler;
+  api::Container ctr;
+  ctr.name = "app";
+  ctr.image = "registry.k8s.io/pause:3.9";
+  ctr.requests = {{"cpu", *api::Quantity::Parse("100m")}};
+  p.spec.containers.push_back(ctr);
+  Post(c, std::string("/api/v1/namespaces/") + kNs + "/pods", api::EncodePod(p));
+}
+
+bool Bound(informers::ApiClient& c, const std::string& name) {
+  auto r = c.Do({.path = std::string("/api/v1/namespaces/") + kNs + "/pods/" + name});
+  if (!r.ok()) return false;
+  auto p = api::DecodePod(r->body);
+  return p.ok() && (*p)->IsAssigned();
+}
+
+std::string BoundLine(const std::string& pod) {
+  return std::string("Successfully bound pod to node, pod=\"") + kNs + "/" + pod + "\"";
+}
+
+TEST(LeaderElectionIntegrationTest, TwoKschedProcessesFailOverAndHandOver) {
+  auto admin = AdminClient();
+  const std::string dir = ControlPlane::Get().dir();
+  // The lease rules of rbac.yaml (create; get/update on resourceNames [ksched]) must do.
+  Status applied = ksched::testing::ApplyManifestFile(*admin, KSCHED_RBAC_MANIFEST);
+  ASSERT_TRUE(applied.ok()) << applied.ToString();
+  const std::string config = dir + "/le-ksched.yaml";
+  {
+    std::ofstream out(config);
+    out << "apiVersion: kubescheduler.config.k8s.io/v1\n"
+           "kind: KubeSchedulerConfiguration\n"
+           "leaderElection:\n"
+           "  leaderElect: true\n"
+           "  leaseDuration: 4s\n"
+           "  renewDeadline: 3s\n"
+           "  retryPeriod: 400ms\n"
+           "  resourceLock: leases\n"
+           "  resourceName: ksched\n"
+           "  resourceNamespace: kube-system\n"
+           "clientConnection:\n"
+           "  kubeconfig: "
+        << ControlPlane::Get().ksched_kubeconfig() << "\nprofiles:\n- schedulerName: " << kScheduler << "\n";
+  }
+  Post(*admin, "/api/v1/namespaces", std::string(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") +
+                                         kNs + R"("}})");
+  api::Node node;
+  node.metadata.name = "le-node";
+  node.status.allocatable = {{"cpu", *api::Quantity::Parse("8")}, {"memory", *api::Quantity::Parse("16Gi")},
+                             {"pods", api::Quantity::FromValue(110)}};
+  node.status.capacity = node.status.allocatable;
+  Post(*admin, "/api/v1/nodes", api::EncodeNode(node));
+
+  auto start = [&](const std::string& name, int port = FreePort()) {
+    return std::make_unique<KschedProcess>(
+        std::vector<std::string>{"--config=" + config, "--secure-port=" + std::to_string(port),
+                                 "--bind-address=127.0.0.1", "-v=2"},
+        dir + "/" + name + ".log");
+  };
+  auto p1 = start("ksched-1");
+  auto p2 = start("ksched-2");
+  constexpr char kAcquired[] = "successfully acquired lease kube-system/ksched";
+  ASSERT_TRUE(Eventually([&] { return p1->Logged(kAcquired) || p2->Logged(kAcquired); }, 15s, 50ms))
+      << "ksched-1:\n" << p1->Log() << "\nksched-2:\n" << p2->Log();
+  std::this_thread::sleep_for(1s);  // a second leader would show up within a retry period
+  ASSERT_NE(p1->Logged(kAcquired), p2->Logged(kAcquired)) << p1->Log() << "\n----\n" << p2->Log();
+  KschedProcess* leader = p1->Logged(kAcquired) ? p1.get() : p2.get();
+  KschedProcess* standby = leader == p1.get() ? p2.get() : p1.get();
+  ASSERT_TRUE(standby->Logged("attempting to acquire leader lease kube-system/ksched...")) << standby->Log();
+  auto lease = ReadLease(*admin, "ksched");
+  ASSERT_TRUE(lease.has_value());
+  EXPECT_TRUE(leader->Logged("New leader elected: " + lease->holder_identity)) << leader->Log();
+
+  // Only the leader binds.
+  for (int i = 0; i < 3; ++i) CreatePod(*admin, "before-" + std::to_string(i));
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(Eventually([&] { return Bound(*admin, "before-" + std::to_string(i)); }, 15s, 50ms))
+        << leader->Log();
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(leader->Logged(BoundLine("before-" + std::to_string(i))));
+  EXPECT_FALSE(standby->Logged("Successfully bound")) << standby->Log();
+
+  // The leader dies without releasing; the standby takes over within leaseDuration + 2 s.
+  // (The standby notices the leader's last renewal on its first poll after it, up to
+  // 2.2 x retryPeriod later, and takes over on its first poll a leaseDuration after that:
+  // at worst leaseDuration + 4.4 x retryPeriod = 5.76 s here.)
+  leader->Signal(SIGKILL);
+  auto killed = std::chrono::steady_clock::now();
+  for (int i = 0; i < 3; ++i) CreatePod(*admin, "after-" + std::to_string(i));
+  ASSERT_TRUE(Eventually([&] { return standby->Logged(kAcquired); }, 4s + 2s, 20ms)) << standby->Log();
+  EXPECT_LE(std::chrono::steady_clock::now() - killed, 6s);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(Eventually([&] { return Bound(*admin, "after-" + std::to_string(i)); }, 15s, 50ms))
+        << standby->Log();
+    EXPECT_TRUE(Eventually([&] { return standby->Logged(BoundLine("after-" + std::to_string(i))); }, 5s, 20ms));
+    EXPECT_FALSE(standby->Logged(BoundLine("before-" + std::to_string(i))));
+  }
+  lease = ReadLease(*admin, "ksched");
+  ASSERT_TRUE(lease.has_value());
+  EXPECT_TRUE(standby->Logged("New leader elected: " + lease->holder_identity));
+  EXPECT_GE(lease->lease_transitions, 1);
+
+  // A standby is live and ready (the watchdog passes for non-leaders), and a SIGTERM
+  // before it ever led exits 0 without touching the lease.
+  const int standby_port = FreePort();
+  auto p3 = start("ksched-3", standby_port);
+  ASSERT_TRUE(Eventually([&] { return p3->Logged("attempting to acquire leader lease"); }, 15s, 50ms)) << p3->Log();
+  for (const char* path : {"/healthz", "/readyz", "/livez"}) {
+    auto body = ksched::testing::RunCommand("curl -sk https://127.0.0.1:" + std::to_string(standby_port) + path);
+    ASSERT_TRUE(body.ok()) << path << ": " << body.status().ToString();
+    EXPECT_EQ(*body, "ok") << path;
+  }
+  p3->Signal(SIGTERM);
+  auto p3_code = p3->Wait(10s);
+  ASSERT_TRUE(p3_code.has_value()) << p3->Log();
+  EXPECT_EQ(*p3_code, 0) << p3->Log();
+  EXPECT_FALSE(p3->Logged("successfully acquired lease"));
+  EXPECT_EQ(ReadLease(*admin, "ksched")->holder_identity, lease->holder_identity);
+
+  // SIGTERM: stop scheduling, release the lease, exit 0.
+  standby->Signal(SIGTERM);
+  auto code = standby->Wait(20s);
+  ASSERT_TRUE(code.has_value()) << standby->Log();
+  EXPECT_EQ(*code, 0) << standby->Log();
+  EXPECT_TRUE(standby->Logged("released lease kube-system/ksched")) << standby->Log();
+  lease = ReadLease(*admin, "ksched");
+  ASSERT_TRUE(lease.has_value());
+  EXPECT_EQ(lease->holder_identity, "");
+  EXPECT_EQ(lease->lease_duration_seconds, 1);
+}
+
+// A leader that cannot renew (the apiserver is gone) exits 1 within renewDeadline of its
+// last renewal round, before a standby could take over.
+TEST(LeaderElectionIntegrationTest, KschedExitsWhenTheLeaseIsLost) {
+  const std::string dir = ControlPlane::Get().dir();
+  const std::string config = dir + "/le-lost.yaml";
+  std::ofstream(config) << "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                           "kind: KubeSchedulerConfiguration\n"
+                           "leaderElection:\n"
+                           "  leaderElect: true\n"
+                           "  leaseDuration: 4s\n"
+                           "  renewDeadline: 3s\n"
+                           "  retryPeriod: 1s\n"
+                           "  resourceName: le-lost\n"
+                           "  resourceNamespace: kube-system\n"
+                           "profiles:\n- schedulerName: le-lost\n";
+  KschedProcess p({"--config=" + config, "--kubeconfig=" + ControlPlane::Get().kubeconfig(),
+                   "--secure-port=" + std::to_string(FreePort()), "--bind-address=127.0.0.1"},
+                  dir + "/ksched-lost.log");
+  ASSERT_TRUE(Eventually([&] { return p.Logged("successfully acquired lease kube-system/le-lost"); }, 15s, 50ms))
+      << p.Log();
+  ASSERT_TRUE(ControlPlane::Get().StopApiserver().ok());
+  auto stopped = std::chrono::steady_clock::now();
+  auto code = p.Wait(8s);
+  auto took = std::chrono::steady_clock::now() - stopped;
+  Status restarted = ControlPlane::Get().StartApiserver();
+  ASSERT_TRUE(code.has_value()) << p.Log();
+  EXPECT_EQ(*code, 1) << p.Log();
+  EXPECT_TRUE(p.Logged("Leaderelection lost")) << p.Log();
+  EXPECT_TRUE(p.Logged("failed to renew lease kube-system/le-lost")) << p.Log();
+  // Last renewal <= retryPeriod before the stop, then renewDeadline of retries.
+  EXPECT_LE(took, 1s + 3s + 1s);
+  EXPECT_TRUE(restarted.ok()) << restarted.ToString();
+}
+
+#endif  // KSCHED_BINARY
+
+}  // namespace
+}  // namespace ksched::leaderelection

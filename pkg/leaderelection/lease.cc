@@ -1,0 +1,186 @@
+#include "pkg/leaderelection/lease.h"
+
+#include <simdjson.h>
+
+#include <cctype>
+#include <cstdio>
+#include <ctime>
+
+#include "pkg/api/json.h"
+
+namespace ksched::leaderelection {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+Status JsonError(std::string_view where, simdjson::error_code e) {
+  return InvalidArgument("lease: " + std::string(where) + ": " + simdjson::error_message(e));
+}
+
+// Reads a string that may be null (null reads as "").
+Status ReadString(od::value v, std::string_view field, std::string& out) {
+  bool is_null = false;
+  if (auto e = v.is_null().get(is_null)) return JsonError(field, e);
+  if (is_null) {
+    out.clear();
+    return Status::OK();
+  }
+  std::string_view s;
+  if (auto e = v.get_string().get(s)) return JsonError(field, e);
+  out.assign(s);
+  return Status::OK();
+}
+
+Status ReadInt32(od::value v, std::string_view field, int32_t& out) {
+  bool is_null = false;
+  if (auto e = v.is_null().get(is_null)) return JsonError(field, e);
+  if (is_null) {
+    out = 0;
+    return Status::OK();
+  }
+  int64_t n = 0;
+  if (auto e = v.get_int64().get(n)) return JsonError(field, e);
+  out = static_cast<int32_t>(n);
+  return Status::OK();
+}
+
+Status DecodeSpec(od::value v, LeaseRecord& r) {
+  od::object spec;
+  bool is_null = false;
+  if (auto e = v.is_null().get(is_null)) return JsonError("spec", e);
+  if (is_null) return Status::OK();
+  if (auto e = v.get_object().get(spec)) return JsonError("spec", e);
+  for (auto field : spec) {
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) return JsonError("spec", e);
+    od::value val;
+    if (auto e = field.value().get(val)) return JsonError(key, e);
+    Status s;
+    if (key == "holderIdentity") s = ReadString(val, "spec.holderIdentity", r.holder_identity);
+    else if (key == "leaseDurationSeconds") s = ReadInt32(val, "spec.leaseDurationSeconds", r.lease_duration_seconds);
+    else if (key == "acquireTime") s = ReadString(val, "spec.acquireTime", r.acquire_time);
+    else if (key == "renewTime") s = ReadString(val, "spec.renewTime", r.renew_time);
+    else if (key == "leaseTransitions") s = ReadInt32(val, "spec.leaseTransitions", r.lease_transitions);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+// metadata.resourceVersion, read from the metadata's own text (kept verbatim).
+Status ReadResourceVersion(std::string_view raw_metadata, std::string& out) {
+  od::parser parser;
+  simdjson::padded_string padded(raw_metadata);
+  od::document doc;
+  if (auto e = parser.iterate(padded).get(doc)) return JsonError("metadata", e);
+  od::object meta;
+  if (auto e = doc.get_object().get(meta)) return JsonError("metadata", e);
+  for (auto field : meta) {
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) return JsonError("metadata", e);
+    if (key != "resourceVersion") continue;
+    od::value val;
+    if (auto e = field.value().get(val)) return JsonError("metadata.resourceVersion", e);
+    return ReadString(val, "metadata.resourceVersion", out);
+  }
+  return Status::OK();
+}
+
+void AppendSpec(std::string& out, const LeaseRecord& r) {
+  auto time_or_null = [&out](const std::string& t) {
+    if (t.empty()) out += "null";
+    else api::AppendJsonString(out, t);
+  };
+  out += R"("spec":{"holderIdentity":)";
+  api::AppendJsonString(out, r.holder_identity);
+  out += R"(,"leaseDurationSeconds":)";
+  out += std::to_string(r.lease_duration_seconds);
+  out += R"(,"acquireTime":)";
+  time_or_null(r.acquire_time);
+  out += R"(,"renewTime":)";
+  time_or_null(r.renew_time);
+  out += R"(,"leaseTransitions":)";
+  out += std::to_string(r.lease_transitions);
+  out += '}';
+}
+
+}  // namespace
+
+std::string LeaseCollectionPath(std::string_view ns) {
+  std::string p = "/apis/coordination.k8s.io/v1/namespaces/";
+  p += ns;
+  p += "/leases";
+  return p;
+}
+
+std::string LeasePath(std::string_view ns, std::string_view name) {
+  std::string p = LeaseCollectionPath(ns);
+  p += '/';
+  p += name;
+  return p;
+}
+
+StatusOr<LeaseObject> DecodeLease(std::string_view json) {
+  od::parser parser;
+  simdjson::padded_string padded(json);
+  od::document doc;
+  if (auto e = parser.iterate(padded).get(doc)) return JsonError("document", e);
+  od::object obj;
+  if (auto e = doc.get_object().get(obj)) return JsonError("document", e);
+  LeaseObject lease;
+  for (auto field : obj) {
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) return JsonError("document", e);
+    od::value val;
+    if (auto e = field.value().get(val)) return JsonError(key, e);
+    if (key == "metadata") {
+      od::object meta;
+      std::string_view raw;
+      if (auto e = val.get_object().get(meta)) return JsonError("metadata", e);
+      if (auto e = meta.raw_json().get(raw)) return JsonError("metadata", e);
+      lease.raw_metadata.assign(raw);
+    } else if (key == "spec") {
+      if (Status s = DecodeSpec(val, lease.record); !s.ok()) return s;
+    }
+  }
+  // raw_json() keeps trailing whitespace; trim it so the echoed text is tidy.
+  while (!lease.raw_metadata.empty() && std::isspace(static_cast<unsigned char>(lease.raw_metadata.back())))
+    lease.raw_metadata.pop_back();
+  if (lease.raw_metadata.empty()) return InvalidArgument("lease: metadata is missing");
+  if (Status s = ReadResourceVersion(lease.raw_metadata, lease.resource_version); !s.ok()) return s;
+  return lease;
+}
+
+std::string EncodeNewLease(std::string_view ns, std::string_view name, const LeaseRecord& record) {
+  std::string out = R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":)";
+  api::AppendJsonString(out, name);
+  out += R"(,"namespace":)";
+  api::AppendJsonString(out, ns);
+  out += "},";
+  AppendSpec(out, record);
+  out += '}';
+  return out;
+}
+
+std::string EncodeLeaseUpdate(std::string_view raw_metadata, const LeaseRecord& record) {
+  std::string out = R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":)";
+  out += raw_metadata;
+  out += ',';
+  AppendSpec(out, record);
+  out += '}';
+  return out;
+}
+
+std::string FormatMicroTime(Clock::wall_time t) {
+  using namespace std::chrono;
+  auto secs = floor<seconds>(t);
+  auto micros = duration_cast<microseconds>(t - secs).count();
+  std::time_t tt = system_clock::to_time_t(secs);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[40];
+  size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof(buf) - n, ".%06lldZ", static_cast<long long>(micros));
+  return buf;
+}
+
+}  // namespace ksched::leaderelection

@@ -1,0 +1,331 @@
+// The ksched binary on a real kube-apiserver, scraped like Prometheus would: with the
+// least-privileged "ksched" credentials (rbac.yaml applied), two nodes and a known
+// workload (5 pods that fit, 1 that fits nowhere), /metrics must refuse anonymous and
+// unauthorized callers, and for the admin token report upstream's names, labels, buckets
+// and the values this workload implies. /configz and /healthz are checked on the way.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <simdjson.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "informers/curl_client.h"
+#include "informers/rest_config.h"
+#include "pkg/api/json.h"
+#include "tests/e2e/control_plane.h"
+#include "tests/fakes/event_log.h"
+#include "tests/integration/manifests.h"
+
+extern char** environ;
+
+namespace ksched::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using informers::Verb;
+
+// A port the kernel just handed out on loopback (closed again, so a small race remains).
+int FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    return 0;
+  }
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// A child process with its output in a log file; always stopped (SIGTERM, then SIGKILL)
+// when it goes out of scope, so a failed assertion never leaves it running. The log is
+// printed if the test failed.
+class ChildProcess {
+ public:
+  ChildProcess(std::vector<std::string> argv, std::string log_path) : log_path_(std::move(log_path)) {
+    std::vector<char*> args;
+    for (std::string& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  ~ChildProcess() {
+    Stop();
+    if (::testing::Test::HasFailure()) std::fprintf(stderr, "---- %s ----\n%s\n", log_path_.c_str(), Log().c_str());
+  }
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  bool Started() const { return pid_ > 0; }
+  bool Running() {
+    if (pid_ <= 0 || exited_) return false;
+    if (::waitpid(pid_, &status_, WNOHANG) == pid_) exited_ = true;
+    return !exited_;
+  }
+  // SIGTERM, up to 10 s for a graceful exit, then SIGKILL. Returns the exit status.
+  int Stop() {
+    if (pid_ <= 0) return -1;
+    if (Running()) {
+      ::kill(pid_, SIGTERM);
+      for (int i = 0; i < 100 && Running(); ++i) std::this_thread::sleep_for(100ms);
+      if (Running()) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status_, 0);
+        exited_ = true;
+      }
+    }
+    return status_;
+  }
+  std::string Log() const {
+    std::ifstream in(log_path_);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+ private:
+  std::string log_path_;
+  pid_t pid_ = -1;
+  bool exited_ = false;
+  int status_ = -1;
+};
+
+informers::ApiClientPtr Client(informers::RestConfig cfg) {
+  cfg.qps = 0;
+  auto c = informers::NewCurlApiClient(cfg);
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  return std::move(*c);
+}
+
+informers::ApiClientPtr AdminClient() {
+  auto cfg = informers::LoadKubeconfig(ControlPlane::Get().kubeconfig());
+  EXPECT_TRUE(cfg.ok()) << cfg.status().ToString();
+  return Client(*cfg);
+}
+
+// A client for ksched's own HTTPS endpoints (self-signed certificate).
+informers::ApiClientPtr KschedClient(int port, std::string token) {
+  return Client({.server = "https://127.0.0.1:" + std::to_string(port),
+                 .insecure_skip_tls_verify = true,
+                 .bearer_token = std::move(token),
+                 .timeout = 10s});
+}
+
+void Post(informers::ApiClient& c, const std::string& path, const std::string& body) {
+  auto r = c.Do({.verb = Verb::kPost, .path = path, .body = body});
+  ASSERT_TRUE(r.ok() || r.status().code() == StatusCode::kAlreadyExists) << path << ": " << r.status().ToString();
+}
+
+std::string NodeBody(const std::string& name) {
+  api::Node n;
+  n.metadata.name = name;
+  n.status.allocatable = {{"cpu", *api::Quantity::Parse("4")}, {"memory", *api::Quantity::Parse("16Gi")},
+                          {"pods", api::Quantity::FromValue(110)}};
+  n.status.capacity = n.status.allocatable;
+  return api::EncodeNode(n);
+}
+
+std::string PodBody(const std::string& name, const std::string& cpu) {
+  api::Pod p;
+  p.metadata.namespace_ = "metrics";
+  p.metadata.name = name;
+  p.spec.scheduler_name = "ksched";
+  api::Container c;
+  c.name = "app";
+  c.image = "registry.k8s.io/pause:3.9";
+  c.requests = {{"cpu", *api::Quantity::Parse(cpu)}};
+  p.spec.containers.push_back(c);
+  return api::EncodePod(p);
+}
+
+// "name{labels}" -> value, for every sample line of a Prometheus text exposition.
+std::map<std::string, double> Samples(const std::string& text) {
+  std::map<std::string, double> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    size_t space = line.rfind(' ');
+    if (space == std::string::npos) continue;
+    out[line.substr(0, space)] = std::strtod(line.c_str() + space + 1, nullptr);
+  }
+  return out;
+}
+
+// What the workload must show; each entry is "sample" -> predicate on its value.
+struct Expectation {
+  std::string sample;
+  std::function<bool(double)> ok;
+  std::string want;
+};
+
+std::vector<std::string> Unmet(const std::map<std::string, double>& samples, const std::vector<Expectation>& want) {
+  std::vector<std::string> unmet;
+  for (const Expectation& e : want) {
+    auto it = samples.find(e.sample);
+    if (it == samples.end()) {
+      unmet.push_back(e.sample + " missing");
+    } else if (!e.ok(it->second)) {
+      unmet.push_back(e.sample + " = " + std::to_string(it->second) + ", want " + e.want);
+    }
+  }
+  return unmet;
+}
+
+Expectation Eq(std::string sample, double v) {
+  return {std::move(sample), [v](double got) { return got == v; }, "== " + std::to_string(v)};
+}
+Expectation Ge(std::string sample, double v) {
+  return {std::move(sample), [v](double got) { return got >= v; }, ">= " + std::to_string(v)};
+}
+
+TEST(MetricsIntegrationTest, ScrapeAfterKnownWorkload) {
+  ControlPlane& cp = ControlPlane::Get();
+  auto admin = AdminClient();
+  // ksched runs as the least-privileged user, so rbac.yaml must be enough.
+  ASSERT_TRUE(ApplyManifestFile(*admin, std::string(KSCHED_MANIFESTS_DIR) + "/rbac.yaml").ok());
+  Post(*admin, "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"metrics"}})");
+  Post(*admin, "/api/v1/nodes", NodeBody("metrics-node-a"));
+  Post(*admin, "/api/v1/nodes", NodeBody("metrics-node-b"));
+
+  const std::string config_path = cp.dir() + "/metrics-ksched.yaml";
+  std::ofstream(config_path) << "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                                "kind: KubeSchedulerConfiguration\n"
+                                "profiles:\n"
+                                "- schedulerName: ksched\n";
+  const int port = FreePort();
+  ASSERT_GT(port, 0);
+  ChildProcess ksched({KSCHED_BINARY, "--config=" + config_path, "--kubeconfig=" + cp.ksched_kubeconfig(),
+                       "--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=" + std::to_string(port),
+                       "-v=2"},
+                      cp.dir() + "/metrics-ksched.log");
+  ASSERT_TRUE(ksched.Started());
+
+  auto anonymous = KschedClient(port, "");
+  auto authorized = KschedClient(port, "admintoken");
+  auto unprivileged = KschedClient(port, "kschedtoken");
+  // /healthz is anonymous and says "ok" once ksched serves.
+  std::string healthz;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto r = anonymous->Do({.path = "/healthz", .max_retries = 0});
+        if (r.ok()) healthz = r->body;
+        return r.ok() || !ksched.Running();
+      },
+      20s, 100ms));
+  ASSERT_TRUE(ksched.Running()) << "ksched exited";
+  EXPECT_EQ(healthz, "ok");
+  ASSERT_TRUE(Eventually([&] { return anonymous->Do({.path = "/readyz", .max_retries = 0}).ok(); }, 20s, 100ms));
+
+  for (int i = 0; i < 5; ++i) Post(*admin, "/api/v1/namespaces/metrics/pods", PodBody("fits-" + std::to_string(i), "500m"));
+  Post(*admin, "/api/v1/namespaces/metrics/pods", PodBody("fits-nowhere", "100"));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto r = admin->Do({.path = "/api/v1/namespaces/metrics/pods"});
+        if (!r.ok()) return false;
+        auto list = api::DecodePodList(r->body);
+        if (!list.ok()) return false;
+        int bound = 0;
+        bool rejected = false;
+        for (const auto& p : list->items) {
+          if (p->IsAssigned()) ++bound;
+          const api::PodCondition* cond = p->FindCondition("PodScheduled");
+          if (p->metadata.name == "fits-nowhere" && cond && cond->status == "False") rejected = true;
+        }
+        return bound == 5 && rejected;
+      },
+      20s, 100ms));
+
+  // Not anonymous, and not for a caller RBAC does not allow to get /metrics.
+  auto denied = anonymous->Do({.path = "/metrics", .max_retries = 0});
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.status().code(), StatusCode::kUnauthenticated) << denied.status().ToString();
+  denied = unprivileged->Do({.path = "/metrics", .max_retries = 0});
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.status().code(), StatusCode::kPermissionDenied) << denied.status().ToString();
+  denied = anonymous->Do({.path = "/configz", .max_retries = 0});
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.status().code(), StatusCode::kUnauthenticated) << denied.status().ToString();
+
+  const std::string attempt = R"(scheduler_scheduling_attempt_duration_seconds_bucket{profile="ksched",result="scheduled",le=")";
+  std::vector<Expectation> want = {
+      Eq(R"(scheduler_schedule_attempts_total{profile="ksched",result="scheduled"})", 5),
+      Ge(R"(scheduler_schedule_attempts_total{profile="ksched",result="unschedulable"})", 1),
+      Eq(R"(scheduler_pending_pods{queue="unschedulable"})", 1),
+      Eq(R"(scheduler_pending_pods{queue="active"})", 0),
+      Eq(R"(scheduler_unschedulable_pods{plugin="NodeResourcesFit",profile="ksched"})", 1),
+      Eq("scheduler_pod_scheduling_attempts_count", 5),
+      Eq(R"(scheduler_pod_scheduling_attempts_bucket{le="1"})", 5),
+      Eq(R"(scheduler_cache_size{type="nodes"})", 2),
+      Eq(R"(scheduler_cache_size{type="pods"})", 5),
+      Eq(R"(scheduler_cache_size{type="assumed_pods"})", 0),
+      Eq(R"(scheduler_scheduling_attempt_duration_seconds_count{profile="ksched",result="scheduled"})", 5),
+      Eq(attempt + R"(+Inf"})", 5),
+      // Per extension point, as upstream: Filter runs per node and is timed only by the
+      // sampled scheduler_plugin_execution_duration_seconds, so it has no sample here.
+      Ge(R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="PreFilter",profile="ksched",status="Success"})", 5),
+      Eq(R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",profile="ksched",status="Success"})", 5),
+      Eq(R"(scheduler_framework_extension_point_duration_seconds_bucket{extension_point="Bind",profile="ksched",status="Success",le="+Inf"})", 5),
+      Ge(R"(scheduler_queue_incoming_pods_total{event="PodAdd",queue="active"})", 6),
+  };
+  // Upstream's buckets for the attempt duration: ExponentialBuckets(0.001, 2, 15).
+  for (const char* le : {"0.001", "0.002", "0.004", "0.008", "0.016", "0.032", "0.064", "0.128", "0.256", "0.512",
+                         "1.024", "2.048", "4.096", "8.192", "16.384"}) {
+    want.push_back(Ge(attempt + le + "\"}", 0));
+  }
+  // The counts settle once the sixth pod is back in unschedulablePods.
+  std::string text;
+  std::vector<std::string> unmet;
+  Eventually(
+      [&] {
+        auto r = authorized->Do({.path = "/metrics", .max_retries = 0});
+        if (!r.ok()) {
+          unmet = {"/metrics: " + r.status().ToString()};
+          return false;
+        }
+        text = r->body;
+        unmet = Unmet(Samples(text), want);
+        return unmet.empty();
+      },
+      10s, 200ms);
+  for (const std::string& u : unmet) ADD_FAILURE() << u;
+  EXPECT_NE(text.find("# TYPE scheduler_unschedulable_pods gauge"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE scheduler_scheduling_attempt_duration_seconds histogram"), std::string::npos);
+  if (HasFailure()) std::fprintf(stderr, "---- /metrics ----\n%s\n", text.c_str());
+
+  // /configz: the effective configuration as JSON.
+  auto configz = authorized->Do({.path = "/configz", .max_retries = 0});
+  ASSERT_TRUE(configz.ok()) << configz.status().ToString();
+  simdjson::padded_string json(configz->body);
+  simdjson::ondemand::parser parser;
+  auto doc = parser.iterate(json);
+  simdjson::ondemand::object cc;
+  ASSERT_EQ(doc["componentconfig"].get_object().get(cc), simdjson::SUCCESS) << configz->body;
+  EXPECT_NE(configz->body.find(R"("schedulerName":"ksched")"), std::string::npos) << configz->body;
+  bool leader_elect = true;
+  ASSERT_EQ(cc["leaderElection"]["leaderElect"].get(leader_elect), simdjson::SUCCESS) << configz->body;
+  EXPECT_FALSE(leader_elect);  // --leader-elect=false is reflected
+
+  // A graceful stop exits 0.
+  int status = ksched.Stop();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+}  // namespace
+}  // namespace ksched::testing
