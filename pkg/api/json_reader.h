@@ -154,6 +154,15 @@ bool ReadArrayIf(od::value& v, std::vector<T>& out, DecodeError& err, F&& decode
 
 inline uint64_t HashJson(std::string_view raw) { return std::hash<std::string_view>{}(raw); }
 
+// The raw JSON text of an array or object (its dedup key). Reading it consumes the
+// container, so it is rewound for the decoder.
+template <typename Container>
+bool RawAndRewind(Container& c, std::string_view& raw, DecodeError& err) {
+  if (auto e = c.raw_json().get(raw)) return err.Fail(e);
+  if (auto e = c.reset().error()) return err.Fail(e);
+  return true;
+}
+
 // ReadArray into a SharedVector: an array whose JSON text was seen before (on any
 // thread) shares the instance decoded then, when the decoded values are equal.
 template <typename T, typename F>
@@ -167,8 +176,7 @@ bool ReadSharedArray(od::value& v, SharedVector<T>& out, DedupTable<std::vector<
   od::array arr;
   std::string_view raw;
   if (auto e = v.get_array().get(arr)) return err.Fail(e);
-  if (auto e = arr.raw_json().get(raw)) return err.Fail(e);  // consumes the array ...
-  if (auto e = arr.reset().error()) return err.Fail(e);       // ... so rewind it
+  if (!RawAndRewind(arr, raw, err)) return false;
   auto fresh = std::make_shared<std::vector<T>>();
   if (!ReadElements(arr, *fresh, err, decode)) return false;
   if (!fresh->empty()) out = SharedVector<T>(table.Intern(HashJson(raw), std::move(fresh)));
@@ -188,8 +196,7 @@ bool ReadSharedObject(od::value& v, SharedOptional<T>& out, DedupTable<T>& table
   od::object obj;
   std::string_view raw;
   if (auto e = v.get_object().get(obj)) return err.Fail(e);
-  if (auto e = obj.raw_json().get(raw)) return err.Fail(e);
-  if (auto e = obj.reset().error()) return err.Fail(e);
+  if (!RawAndRewind(obj, raw, err)) return false;
   auto fresh = std::make_shared<T>();
   if (!decode_fields(obj, *fresh, err)) return false;
   out = SharedOptional<T>(table.Intern(HashJson(raw), std::move(fresh)));

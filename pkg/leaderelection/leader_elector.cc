@@ -186,11 +186,7 @@ bool LeaderElector::TryAcquireOrRenew(Clock::time_point deadline, std::stop_toke
       KLOG(ERROR) << "error initially creating leader election record: " << created.status().message();
       return false;
     }
-    MutexLock l(mu_);
-    observed_ = desired;
-    observed_time_ = clock_.Now();
-    lost_ = false;
-    return true;
+    return Wrote(desired);
   }
   auto lease = DecodeLease(got->body);
   if (!lease.ok()) {
@@ -229,8 +225,12 @@ bool LeaderElector::TryAcquireOrRenew(Clock::time_point deadline, std::stop_toke
     KLOG(ERROR) << "Failed to update lock: " << updated.status().message();
     return false;
   }
+  return Wrote(desired);
+}
+
+bool LeaderElector::Wrote(const LeaseRecord& record) {
   MutexLock l(mu_);
-  observed_ = desired;
+  observed_ = record;
   observed_time_ = clock_.Now();
   lost_ = false;
   return true;

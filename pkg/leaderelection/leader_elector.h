@@ -117,6 +117,8 @@ class LeaderElector {
   // Send() bounded by `deadline` (no client retries) that gives up on `stop`.
   StatusOr<informers::Response> Call(informers::Request request, Clock::time_point deadline, std::stop_token stop);
   bool IsLeaderLocked() const REQUIRES(mu_) { return observed_.holder_identity == options_.identity; }
+  // Our write of `record` went through: it is what we observed, as of now. Returns true.
+  bool Wrote(const LeaseRecord& record) EXCLUDES(mu_);
 
   const LeaderElectorOptions options_;
   const std::string describe_;
