@@ -244,37 +244,43 @@ Status LeaderElector::Release() {
   }
   const auto deadline = clock_.Now() + options_.renew_deadline;
   const std::string path = LeasePath(options_.lock_namespace, options_.lock_name);
-  // Read first so a lease someone else took over since our last renewal is left alone;
-  // the PUT's resourceVersion covers a takeover between the two requests.
-  auto got = Call({.verb = Verb::kGet, .path = path}, deadline, {});
-  StatusOr<LeaseObject> lease = got.ok() ? DecodeLease(got->body) : StatusOr<LeaseObject>(got.status());
-  if (!lease.ok()) {
-    KLOG(ERROR) << "Failed to release lock: " << lease.status().message();
-    return lease.status();
-  }
-  if (lease->record.holder_identity != options_.identity) {
+  // A renewal that Stop() abandoned may still land after our read and turn the write
+  // into a 409; the lease is still ours then, so read again and retry.
+  constexpr int kAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    // Read first so a lease someone else took over since our last renewal is left alone;
+    // the PUT's resourceVersion covers a takeover between the two requests.
+    auto got = Call({.verb = Verb::kGet, .path = path}, deadline, {});
+    StatusOr<LeaseObject> lease = got.ok() ? DecodeLease(got->body) : StatusOr<LeaseObject>(got.status());
+    if (!lease.ok()) {
+      KLOG(ERROR) << "Failed to release lock: " << lease.status().message();
+      return lease.status();
+    }
+    if (lease->record.holder_identity != options_.identity) {
+      MutexLock l(mu_);
+      observed_ = lease->record;
+      observed_time_ = clock_.Now();
+      return Status::OK();
+    }
+    const std::string now = FormatMicroTime(clock_.WallNow());
+    LeaseRecord released{.holder_identity = "",
+                         .lease_duration_seconds = 1,
+                         .acquire_time = now,
+                         .renew_time = now,
+                         .lease_transitions = lease->record.lease_transitions};
+    auto put = Call({.verb = Verb::kPut, .path = path, .body = EncodeLeaseUpdate(lease->raw_metadata, released)},
+                    deadline, {});
+    if (!put.ok() && put.status().code() == StatusCode::kConflict && attempt < kAttempts) continue;
+    if (!put.ok()) {
+      KLOG(ERROR) << "Failed to release lock: " << put.status().message();
+      return put.status();
+    }
+    KLOG(INFO) << "released lease " << describe_;
     MutexLock l(mu_);
-    observed_ = lease->record;
+    observed_ = released;
     observed_time_ = clock_.Now();
     return Status::OK();
   }
-  const std::string now = FormatMicroTime(clock_.WallNow());
-  LeaseRecord released{.holder_identity = "",
-                       .lease_duration_seconds = 1,
-                       .acquire_time = now,
-                       .renew_time = now,
-                       .lease_transitions = lease->record.lease_transitions};
-  auto put = Call({.verb = Verb::kPut, .path = path, .body = EncodeLeaseUpdate(lease->raw_metadata, released)},
-                  deadline, {});
-  if (!put.ok()) {
-    KLOG(ERROR) << "Failed to release lock: " << put.status().message();
-    return put.status();
-  }
-  KLOG(INFO) << "released lease " << describe_;
-  MutexLock l(mu_);
-  observed_ = released;
-  observed_time_ = clock_.Now();
-  return Status::OK();
 }
 
 }  // namespace ksched::leaderelection
