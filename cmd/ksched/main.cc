@@ -98,6 +98,7 @@ int Run(const cmd::Flags& flags) {
     KLOG(ERROR) << "invalid client configuration: " << rc.status().message();
     return 1;
   }
+  const std::string hostname = Hostname();  // events' reportingInstance, the lease identity, the cert SAN
   // Four clients, each an I/O thread with its own connection and rate budget: watches;
   // writes (binds in front, events and status patches as background requests with a
   // budget of their own, so failures never starve binds, and an event after a bind is
@@ -132,7 +133,7 @@ int Run(const cmd::Flags& flags) {
   so.registry = framework::InTreeRegistry();
   so.bind_client = write_client->get();
   so.status_client = write_client->get();
-  so.hostname = Hostname();
+  so.hostname = hostname;
   so.pod_max_in_unschedulable = flags.pod_max_in_unschedulable_pods_duration;
   so.pod_lister = [&pods](const std::string& key) { return pods.Get(key); };
   so.queue_metrics = &metrics;
@@ -159,7 +160,7 @@ int Run(const cmd::Flags& flags) {
         .client = lease_client->get(),
         .lock_namespace = le.resource_namespace,
         .lock_name = le.resource_name,
-        .identity = leaderelection::UniqueIdentity(Hostname()),
+        .identity = leaderelection::UniqueIdentity(hostname),
         .lease_duration = le.lease_duration,
         .renew_deadline = le.renew_deadline,
         .retry_period = le.retry_period,
@@ -195,7 +196,7 @@ int Run(const cmd::Flags& flags) {
         .tls_cert_file = flags.tls_cert_file,
         .tls_private_key_file = flags.tls_private_key_file,
         .cert_dir = flags.cert_dir,
-        .hostname = Hostname(),
+        .hostname = hostname,
         .always_allow_paths = flags.authorization_always_allow_paths,
         .authorizer = &authorizer,
         // As upstream, /readyz carries the leader-election watchdog, which passes on a
