@@ -2,7 +2,7 @@
 # ksched links against, as a non-root user.
 FROM debian:bookworm AS build
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      cmake g++ make pkg-config libcpprest-dev libcurl4-openssl-dev libyaml-cpp-dev libssl-dev \
+      cmake g++ make pkg-config libcpprest-dev libcurl4-openssl-dev libnghttp2-dev libyaml-cpp-dev libssl-dev \
       prometheus-cpp-dev libgtest-dev libgmock-dev libsimdjson-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src

@@ -76,6 +76,11 @@ class ApiClient {
 
   // Blocking Send. Never call it from an ApiClient callback.
   StatusOr<Response> Do(Request request);
+
+  // Waits until every request sent so far has completed (watches aside), e.g. to flush
+  // events at shutdown; false if some are still pending after `timeout`. The default
+  // suits clients that complete each request before Send returns.
+  virtual bool WaitIdle(std::chrono::milliseconds /*timeout*/) { return true; }
 };
 
 using ApiClientPtr = std::unique_ptr<ApiClient>;

@@ -7,14 +7,17 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <future>
 #include <map>
+#include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "informers/h2_session.h"
 #include "informers/rate_limiter.h"
 #include "pkg/util/log.h"
 #include "pkg/util/mutex.h"
@@ -50,6 +53,13 @@ bool IsConnectionError(CURLcode c) {
   }
 }
 
+// POST/PUT/PATCH always carry a body (possibly empty); DELETE only when given one (e.g.
+// DeleteOptions).
+bool HasBody(const Request& r) {
+  return r.verb == Verb::kPost || r.verb == Verb::kPut || r.verb == Verb::kPatch ||
+         (r.verb == Verb::kDelete && !r.body.empty());
+}
+
 Status StatusFromCurl(CURLcode c, const char* errbuf) {
   std::string msg = errbuf && *errbuf ? errbuf : curl_easy_strerror(c);
   if (c == CURLE_OPERATION_TIMEDOUT) return {StatusCode::kDeadlineExceeded, msg};
@@ -65,6 +75,28 @@ struct WatchState {
   std::mutex cb_mu;
   std::atomic<bool> cancelled{false};
   uint64_t id = 0;
+};
+
+// Requests sent and not yet completed, for WaitIdle.
+class PendingCount {
+ public:
+  void Add() {
+    std::lock_guard lock(mu_);
+    ++n_;
+  }
+  void Done() {
+    std::lock_guard lock(mu_);
+    if (--n_ == 0) idle_.notify_all();
+  }
+  bool WaitIdle(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mu_);
+    return idle_.wait_for(lock, timeout, [this] { return n_ == 0; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable idle_;
+  int64_t n_ = 0;
 };
 
 struct Transfer {
@@ -83,9 +115,14 @@ struct Transfer {
   size_t max_body = 0;
   size_t max_line = 0;
 
+  PendingCount* pending = nullptr;      // plain requests: counted until destroyed
+  H2Exchange h2;                       // when sent through the client's own HTTP/2 session
+  std::string h2_path;
+
   ~Transfer() {
     if (headers) curl_slist_free_all(headers);
     if (easy) curl_easy_cleanup(easy);
+    if (pending) pending->Done();
   }
 };
 
@@ -123,10 +160,29 @@ class CurlApiClient final : public ApiClient {
     curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlApiClient::OnSocket);
     curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
     wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (options_.http2 && options_.native_http2 && config_.server.rfind("https://", 0) == 0) {
+      auto h2 = H2Session::Create(config_, {.connect_timeout = kConnectTimeout,
+                                            .tcp_keepalive_idle = options_.tcp_keepalive_idle},
+                                  clock_, [this](H2Exchange* ex, H2End end, std::string_view error) {
+                                    OnH2Done(ex, end, error);
+                                  });
+      if (!h2.ok()) {
+        init_status_ = h2.status();
+        return;
+      }
+      h2_ = std::move(*h2);
+      if (!config_.username.empty()) basic_auth_ = Base64Encode(config_.username + ":" + config_.password);
+      // The server URL's path, if any (a proxy's prefix), goes in front of each path.
+      std::string_view rest = std::string_view(config_.server).substr(8);
+      if (size_t slash = rest.find('/'); slash != std::string_view::npos) path_prefix_ = rest.substr(slash);
+    }
     loop_ = std::jthread([this](std::stop_token st) { Loop(st); });
   }
 
+  const Status& init_status() const { return init_status_; }
+
   ~CurlApiClient() override {
+    if (!loop_.joinable()) return;  // never started: init_status() failed
     loop_.request_stop();
     Wake();
     loop_.join();
@@ -138,8 +194,12 @@ class CurlApiClient final : public ApiClient {
     auto t = std::make_unique<Transfer>();
     t->req = std::move(request);
     t->done = std::move(done);
+    pending_.Add();
+    t->pending = &pending_;
     Submit(std::move(t));
   }
+
+  bool WaitIdle(std::chrono::milliseconds timeout) override { return pending_.WaitIdle(timeout); }
 
   std::unique_ptr<WatchStream> Watch(Request request, WatchCallbacks callbacks) override {
     auto state = std::make_shared<WatchState>();
@@ -224,9 +284,13 @@ class CurlApiClient final : public ApiClient {
       StartDue();
       RunDueTimers();
       Reap();
+      if (h2_) h2_->Service();
       if (!from_callbacks_.empty()) continue;
       fds.clear();
       fds.push_back({wake_fd_, POLLIN, 0});
+      const int h2_fd = h2_ ? h2_->fd() : -1;
+      if (h2_fd >= 0) fds.push_back({h2_fd, h2_->poll_events(), 0});
+      const size_t first_curl = fds.size();
       for (const auto& [fd, what] : sockets_) {
         short ev = static_cast<short>(((what & CURL_POLL_IN) ? POLLIN : 0) | ((what & CURL_POLL_OUT) ? POLLOUT : 0));
         fds.push_back({fd, ev, 0});
@@ -236,8 +300,9 @@ class CurlApiClient final : public ApiClient {
         uint64_t drained;
         [[maybe_unused]] ssize_t n = read(wake_fd_, &drained, sizeof(drained));
       }
+      if (h2_fd >= 0 && fds[1].revents != 0) h2_->OnReady(fds[1].revents);
       // An action may close other sockets of this list; curl ignores unknown ones.
-      for (size_t i = 1; i < fds.size(); ++i) {
+      for (size_t i = first_curl; i < fds.size(); ++i) {
         const short r = fds[i].revents;
         if (r == 0) continue;
         int ev = 0;
@@ -317,6 +382,7 @@ class CurlApiClient final : public ApiClient {
       return std::max(std::chrono::duration_cast<milliseconds>(at - now) + milliseconds(1), milliseconds(0));
     };
     if (!delayed_.empty()) wait = std::min(wait, until(delayed_.begin()->first));
+    if (h2_ && h2_->next_deadline() != Clock::time_point::max()) wait = std::min(wait, until(h2_->next_deadline()));
     for (const Lane& lane : lanes_)
       if (!lane.ready.empty() && lane.free_at > now) wait = std::min(wait, until(lane.free_at));
     return wait;
@@ -330,6 +396,10 @@ class CurlApiClient final : public ApiClient {
     t->retry_after = -1;
     t->body_overflow = false;
     t->errbuf[0] = 0;
+    if (h2_ && h2_->available() && !t->watch) {
+      StartH2(std::move(t));
+      return;
+    }
     if (t->easy) curl_easy_cleanup(t->easy);
     if (t->headers) curl_slist_free_all(t->headers);
     t->headers = nullptr;
@@ -380,10 +450,7 @@ class CurlApiClient final : public ApiClient {
       t->headers = curl_slist_append(t->headers, ("Authorization: Bearer " + tok).c_str());
     if (r.verb != Verb::kGet && r.verb != Verb::kPost)
       curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, VerbName(r.verb).data());
-    // POST/PUT/PATCH always carry a body (possibly empty); DELETE only when given one
-    // (e.g. DeleteOptions).
-    if (r.verb == Verb::kPost || r.verb == Verb::kPut || r.verb == Verb::kPatch ||
-        (r.verb == Verb::kDelete && !r.body.empty())) {
+    if (HasBody(r)) {
       curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());
       curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
       t->headers = curl_slist_append(t->headers, ("Content-Type: " + r.content_type).c_str());
@@ -397,6 +464,75 @@ class CurlApiClient final : public ApiClient {
     curl_multi_add_handle(multi_, e);
     if (!t->watch) ++in_flight_;
     active_.emplace(e, std::move(t));
+  }
+
+  // The same request on the client's own HTTP/2 session (see h2_session.h).
+  void StartH2(std::unique_ptr<Transfer> t) {
+    const Request& r = t->req;
+    H2Exchange& ex = t->h2;
+    ex.method = VerbName(r.verb);
+    t->h2_path = path_prefix_ + r.path;
+    ex.path = t->h2_path;
+    ex.has_body = HasBody(r);
+    ex.body = r.body;
+    auto timeout = r.timeout.count() > 0 ? r.timeout : config_.timeout;
+    ex.deadline = clock_.Now() + timeout;
+    ex.max_body = t->max_body;
+    ex.user = t.get();
+    ex.headers.clear();
+    ex.headers.emplace_back("accept", "application/json");
+    ex.headers.emplace_back("user-agent", config_.user_agent.empty() ? DefaultUserAgent() : config_.user_agent);
+    if (std::string tok = tokens_.Token(); !tok.empty()) {
+      ex.headers.emplace_back("authorization", "Bearer " + tok);
+    } else if (!config_.username.empty()) {
+      ex.headers.emplace_back("authorization", "Basic " + basic_auth_);
+    }
+    if (ex.has_body) {
+      ex.headers.emplace_back("content-type", r.content_type);
+      ex.headers.emplace_back("content-length", std::to_string(r.body.size()));
+    }
+    ++in_flight_;
+    Transfer* raw = t.get();
+    h2_active_.emplace(raw, std::move(t));
+    h2_->Submit(&raw->h2);
+  }
+
+  void OnH2Done(H2Exchange* ex, H2End end, std::string_view error) {
+    auto it = h2_active_.find(static_cast<Transfer*>(ex->user));
+    if (it == h2_active_.end()) return;
+    std::unique_ptr<Transfer> t = std::move(it->second);
+    h2_active_.erase(it);
+    --in_flight_;
+    switch (end) {
+      case H2End::kResponse:
+        t->body = std::move(ex->response);
+        t->retry_after = ex->retry_after >= 0 ? std::min(ex->retry_after, kMaxRetryAfterSeconds) : -1;
+        Answered(std::move(t), ex->status);
+        return;
+      case H2End::kNotHttp2:  // not an attempt: it goes out through libcurl instead
+        --t->attempt;
+        Retry(std::move(t), clock_.Now());
+        return;
+      case H2End::kRefused:
+        if (t->attempt <= t->req.max_retries) {
+          Retry(std::move(t), clock_.Now());
+          return;
+        }
+        t->done(Status(StatusCode::kUnavailable, "the server refused the request (HTTP/2 REFUSED_STREAM)"));
+        return;
+      case H2End::kConnectionError:
+        Failed(std::move(t), Status(StatusCode::kUnavailable, std::string(error)), /*connection_error=*/true);
+        return;
+      case H2End::kTimeout:
+        t->done(Status(StatusCode::kDeadlineExceeded, "request timed out"));
+        return;
+      case H2End::kOverflow:
+        t->done(Status(StatusCode::kResourceExhausted, "response body exceeds " + std::to_string(t->max_body) + " bytes"));
+        return;
+      case H2End::kCancelled:
+        t->done(Status(StatusCode::kCancelled, "API client shut down"));
+        return;
+    }
   }
 
   static size_t OnHeader(char* data, size_t size, size_t n, void* user) {
@@ -475,7 +611,6 @@ class CurlApiClient final : public ApiClient {
   void Finish(std::unique_ptr<Transfer> t, CURLcode rc) {
     long code = 0;
     curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
-    auto now = clock_.Now();
     if (t->watch) {
       Status s;
       if (t->body_overflow) s = {StatusCode::kResourceExhausted, "watch event larger than the line limit"};
@@ -486,21 +621,33 @@ class CurlApiClient final : public ApiClient {
       if (!t->watch->cancelled.load() && t->watch->callbacks.on_close) t->watch->callbacks.on_close(s);
       return;
     }
-    const bool can_retry = t->attempt <= t->req.max_retries;
     if (rc != CURLE_OK) {
       if (t->body_overflow) {
         t->done(Status(StatusCode::kResourceExhausted, "response body exceeds " + std::to_string(t->max_body) + " bytes"));
         return;
       }
-      if (can_retry && t->req.verb == Verb::kGet && IsConnectionError(rc)) {
-        auto delay = std::min(options_.connect_retry_delay * (1 << std::min(t->attempt - 1, 5)), kMaxConnectRetryDelay);
-        KLOG_V(2) << "retrying GET " << t->req.path << " after " << delay.count() << "ms: " << curl_easy_strerror(rc);
-        Retry(std::move(t), now + delay);
-        return;
-      }
-      t->done(StatusFromCurl(rc, t->errbuf));
+      Status s = StatusFromCurl(rc, t->errbuf);
+      Failed(std::move(t), std::move(s), IsConnectionError(rc));
       return;
     }
+    Answered(std::move(t), code);
+  }
+
+  // No answer came: a GET is tried again after a connection error, anything else fails.
+  void Failed(std::unique_ptr<Transfer> t, Status s, bool connection_error) {
+    if (connection_error && t->req.verb == Verb::kGet && t->attempt <= t->req.max_retries) {
+      auto delay = std::min(options_.connect_retry_delay * (1 << std::min(t->attempt - 1, 5)), kMaxConnectRetryDelay);
+      KLOG_V(2) << "retrying GET " << t->req.path << " after " << delay.count() << "ms: " << s.message();
+      Retry(std::move(t), clock_.Now() + delay);
+      return;
+    }
+    t->done(std::move(s));
+  }
+
+  // The server answered `code`; t->body and t->retry_after hold the rest.
+  void Answered(std::unique_ptr<Transfer> t, long code) {
+    const auto now = clock_.Now();
+    const bool can_retry = t->attempt <= t->req.max_retries;
     if (code == 401 && tokens_.FromFile() && !t->auth_retried) {
       tokens_.Invalidate();
       t->auth_retried = true;
@@ -528,6 +675,7 @@ class CurlApiClient final : public ApiClient {
 
   void Shutdown() {
     TakeIncoming();
+    if (h2_) h2_->Abort();  // its requests end through OnH2Done
     Status cancelled(StatusCode::kCancelled, "API client shut down");
     auto finish = [&](std::unique_ptr<Transfer>& t) {
       if (t->watch) {
@@ -550,6 +698,7 @@ class CurlApiClient final : public ApiClient {
     delayed_.clear();
   }
 
+  PendingCount pending_;  // first member: the last to go, after Shutdown's transfers
   const RestConfig config_;
   const CurlClientOptions options_;
   Clock& clock_;
@@ -576,6 +725,11 @@ class CurlApiClient final : public ApiClient {
   std::multimap<Clock::time_point, std::unique_ptr<Transfer>> delayed_;  // retries, by due time
   std::vector<std::unique_ptr<Transfer>> from_callbacks_;  // submitted on the I/O thread
   std::unordered_map<CURL*, std::unique_ptr<Transfer>> active_;
+  std::unordered_map<Transfer*, std::unique_ptr<Transfer>> h2_active_;  // before h2_: outlives it
+  std::unique_ptr<H2Session> h2_;  // null: everything through libcurl
+  std::string path_prefix_;        // the server URL's path, for the HTTP/2 session
+  std::string basic_auth_;         // base64 of user:password
+  Status init_status_;
   int in_flight_ = 0;  // active non-watch transfers
 
   std::jthread loop_;  // last: started after every member above exists
@@ -593,7 +747,9 @@ StatusOr<ApiClientPtr> NewCurlApiClient(const RestConfig& config, CurlClientOpti
     return InvalidArgument("server \"" + config.server + "\": must start with https:// or http://");
   if (config.client_cert_pem.empty() != config.client_key_pem.empty())
     return InvalidArgument("client certificate and key must be given together");
-  return ApiClientPtr(std::make_unique<CurlApiClient>(config, options));
+  auto client = std::make_unique<CurlApiClient>(config, options);
+  if (!client->init_status().ok()) return client->init_status();
+  return ApiClientPtr(std::move(client));
 }
 
 }  // namespace ksched::informers

@@ -138,8 +138,8 @@ void Informer<T>::AppendSelectors(std::string& path) const {
 }
 
 template <typename T>
-std::string Informer<T>::ListPath(const std::string& cont, bool paginate) const {
-  std::string p = path_ + "?resourceVersion=";  // "": a consistent read from etcd
+std::string Informer<T>::ListPath(const std::string& rv, const std::string& cont, bool paginate) const {
+  std::string p = path_ + "?resourceVersion=" + UrlEncode(rv);
   if (paginate) p += "&limit=" + std::to_string(options_.page_size);
   if (!cont.empty()) p += "&continue=" + UrlEncode(cont);
   AppendSelectors(p);
@@ -175,6 +175,7 @@ void Informer<T>::Run(std::stop_token stop) {
       case WatchEnd::kResume:
         break;
       case WatchEnd::kRelist: {
+        rv_expired_ = true;
         std::unique_lock lock(store_mu_);
         ++stats_.relists_after_gone;
         need_list = true;
@@ -207,8 +208,11 @@ void Informer<T>::Backoff(std::stop_token stop) {
   clock_.SleepFor(wait, stop);
 }
 
-// Lists every page (a consistent read, RV=""), then replaces the store: new objects are
-// added, changed ones updated, and ones that vanished are deleted as tombstones.
+// Lists every page, then replaces the store: new objects are added, changed ones
+// updated, and ones that vanished are deleted as tombstones. As client-go's reflector:
+// the first list is served by the API server's watch cache (RV "0", unpaginated there),
+// a list after 410 Gone is a consistent read from etcd (RV ""), and any other relist
+// asks for at least the last RV seen.
 template <typename T>
 Status Informer<T>::ListAndReplace(std::stop_token stop) {
   api::JsonParser parser;
@@ -216,8 +220,14 @@ Status Informer<T>::ListAndReplace(std::stop_token stop) {
   std::string cont, list_rv;
   int64_t pages = 0;
   bool paginate = options_.page_size > 0;
+  std::string rv;
+  if (!rv_expired_) {
+    std::shared_lock lock(store_mu_);
+    rv = rv_.empty() ? "0" : rv_;
+  }
+  if (!rv.empty() && rv != "0") paginate = false;  // so that the watch cache can serve it
   for (;;) {
-    auto resp = client_.Do({.path = ListPath(cont, paginate)});
+    auto resp = client_.Do({.path = ListPath(rv, cont, paginate)});
     if (stop.stop_requested()) return Status(StatusCode::kCancelled, "stopped");
     if (!resp.ok()) {
       if (resp.status().code() == StatusCode::kGone && !cont.empty()) {
@@ -226,6 +236,13 @@ Status Informer<T>::ListAndReplace(std::stop_token stop) {
         items.clear();
         cont.clear();
         paginate = false;
+        continue;
+      }
+      if (resp.status().code() == StatusCode::kGone && !rv.empty() && rv != "0") {
+        KLOG(INFO) << "resource version " << rv << " of " << Codec<T>::kKind << " is gone, listing from etcd";
+        rv_expired_ = true;
+        rv.clear();
+        paginate = options_.page_size > 0;
         continue;
       }
       return resp.status();
@@ -260,6 +277,7 @@ Status Informer<T>::ListAndReplace(std::stop_token stop) {
     }
     store_ = std::move(next);
     rv_ = list_rv;
+    rv_expired_ = false;
     ++stats_.lists;
     stats_.list_pages += pages;
   }

@@ -103,7 +103,7 @@ class Informer {
   WatchEnd Watch(std::stop_token stop);
   void ApplyEvent(api::WatchEventType type, const std::shared_ptr<const T>& obj);
   void Backoff(std::stop_token stop);
-  std::string ListPath(const std::string& cont, bool paginate) const;
+  std::string ListPath(const std::string& rv, const std::string& cont, bool paginate) const;
   std::string WatchPath(int64_t timeout_seconds) const;
   void AppendSelectors(std::string& path) const;
 
@@ -121,6 +121,7 @@ class Informer {
   mutable std::condition_variable_any synced_cv_;
 
   // Reflector-thread state.
+  bool rv_expired_ = false;  // the last RV is gone (410): the next list reads etcd
   std::mt19937_64 rng_;
   int backoff_steps_ = 0;
   Clock::time_point last_failure_{};

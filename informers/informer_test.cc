@@ -241,6 +241,7 @@ TEST(InformerTest, PaginatedListThenOrderedWatchEventsAndBookmarks) {
   ASSERT_TRUE(Eventually([&] { return server.request_count() >= 4; }));
   auto reqs = server.requests();
   EXPECT_EQ(reqs[0].query["limit"], "2");
+  EXPECT_EQ(reqs[0].query["resourceVersion"], "0");  // the first list: the watch cache
   EXPECT_EQ(reqs[1].query["continue"], "tok");
   EXPECT_EQ(reqs[2].query["allowWatchBookmarks"], "true");
   int timeout = std::stoi(reqs[2].query["timeoutSeconds"]);
@@ -287,6 +288,7 @@ TEST(InformerTest, ExpiredWatchRelistsAndDeliversTombstones) {
   ASSERT_TRUE(Eventually([&] { return server.request_count() >= 4; }));
   auto last = server.requests().back();
   EXPECT_EQ(last.query["resourceVersion"], "9");
+  EXPECT_EQ(server.requests()[0].query["resourceVersion"], "0");
   EXPECT_EQ(server.requests()[2].query["resourceVersion"], "");  // the relist is a consistent read
   server.Stop();
 }

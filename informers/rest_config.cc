@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -187,6 +188,14 @@ std::string TokenSource::Token() {
 void TokenSource::Invalidate() {
   MutexLock lock(mu_);
   valid_ = false;
+}
+
+std::string Base64Encode(std::string_view in) {
+  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
+  out.resize(static_cast<size_t>(std::max(n, 0)));
+  return out;
 }
 
 }  // namespace ksched::informers

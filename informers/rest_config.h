@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 #include "pkg/util/clock.h"
 #include "pkg/util/mutex.h"
@@ -48,6 +49,9 @@ StatusOr<RestConfig> InClusterConfig(
 std::string JoinHostPort(const std::string& scheme, const std::string& host, const std::string& port);
 
 std::string DefaultUserAgent();
+
+// Standard base64 with padding (for a Basic authorization header).
+std::string Base64Encode(std::string_view in);
 
 // Supplies the bearer token: a fixed token, or a token file that is re-read when its
 // cached copy is older than a minute or after the server answered 401.

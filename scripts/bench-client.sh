@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench-client: client CPU per request and req/s, libcurl vs cpprestsdk, against a
+# make bench-client: client CPU per request and req/s, nghttp2 vs libcurl vs cpprestsdk, against a
 # real kube-apiserver on loopback.
 set -euo pipefail
 BUILD=${1:-build}

@@ -45,8 +45,8 @@ EOC
     --port=0 --secure-port=0 --v=0
   k_tp=$(sed -n 's/.*average \([0-9]*\) pods\/s.*/\1/p' /tmp/ksched-bench-ksched.out)
   u_tp=$(sed -n 's/.*average \([0-9]*\) pods\/s.*/\1/p' "$DIR.kube-scheduler.out")
-  k_cpu=$(sed -n 's/.*total, \([0-9.]*\) ms per pod/\1/p' /tmp/ksched-bench-ksched.out)
-  u_cpu=$(sed -n 's/.*total, \([0-9.]*\) ms per pod/\1/p' "$DIR.kube-scheduler.out")
+  k_cpu=$(sed -n 's/.*deferred writes: [0-9]* ms total, \([0-9.]*\) ms per pod.*/\1/p' /tmp/ksched-bench-ksched.out)
+  u_cpu=$(sed -n 's/.*deferred writes: [0-9]* ms total, \([0-9.]*\) ms per pod.*/\1/p' "$DIR.kube-scheduler.out")
   k_rss=$(sed -n 's/.*peak RSS: \([0-9.]*\) MB/\1/p' /tmp/ksched-bench-ksched.out)
   u_rss=$(sed -n 's/.*peak RSS: \([0-9.]*\) MB/\1/p' "$DIR.kube-scheduler.out")
   awk -v kt="$k_tp" -v ut="$u_tp" -v kc="$k_cpu" -v uc="$u_cpu" -v kr="$k_rss" -v ur="$u_rss" 'BEGIN {

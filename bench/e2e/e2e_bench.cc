@@ -3,7 +3,9 @@
 // Creates the nodes and pods while no scheduler runs, then starts the scheduler command,
 // watches the pods until all are bound (or a timeout), and prints: time to all bound,
 // throughput (average, and per-second p50/p90/p99 over the busy period), scheduler CPU
-// ms per pod (utime+stime from /proc) and peak RSS (VmHWM).
+// ms per pod (utime+stime from /proc) until all are bound and again once the scheduler
+// has gone quiet (writes it deferred, such as events, included), the Scheduled events
+// recorded, and peak RSS (VmHWM).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +27,7 @@ namespace {
 using namespace ksched;
 using Steady = std::chrono::steady_clock;
 constexpr auto kTimeout = std::chrono::minutes(10);
+constexpr auto kQuietTimeout = std::chrono::minutes(1);
 
 // Counts first-time binds with their times.
 class BindRecorder : public informers::EventHandler<api::Pod> {
@@ -197,6 +200,25 @@ int main(int argc, char** argv) {
   auto [c_final, rss_final] = ProcStats(pid);
   cpu = std::max(cpu, c_final);
   peak_rss = std::max(peak_rss, rss_final);
+  // A scheduler may defer events behind binds: let it finish that work (no CPU used for
+  // half a second), so the totals below cover everything the pods cost.
+  double cpu_all = cpu, last = cpu;
+  auto quiet_since = Steady::now();
+  while (Steady::now() - quiet_since < std::chrono::milliseconds(500) && Steady::now() - end < kQuietTimeout) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto [c_now, rss] = ProcStats(pid);
+    peak_rss = std::max(peak_rss, rss);
+    if (c_now - last > 0.005) quiet_since = Steady::now();
+    last = c_now;
+    cpu_all = std::max(cpu_all, c_now);
+  }
+  const double server_cpu_all = server_cpu() - server_cpu0;
+  size_t scheduled_events = 0;
+  if (auto ev = c.Do({.path = "/apis/events.k8s.io/v1/namespaces/default/events"}); ev.ok()) {
+    constexpr std::string_view kScheduled = R"("reason":"Scheduled")";
+    for (size_t at = ev->body.find(kScheduled); at != std::string::npos; at = ev->body.find(kScheduled, at + 1))
+      ++scheduled_events;
+  }
   kill(pid, SIGTERM);
   waitpid(pid, nullptr, 0);
   inf.Stop();
@@ -222,10 +244,13 @@ int main(int argc, char** argv) {
               static_cast<double>(bound) / total, busy > 0 ? static_cast<double>(bound) / busy : 0.0);
   std::printf("per-second binds: p50 %.0f  p90 %.0f  p99 %.0f\n", Percentile(per_sec, 0.5), Percentile(per_sec, 0.9),
               Percentile(per_sec, 0.99));
-  std::printf("scheduler CPU: %.0f ms total, %.3f ms per pod\n", cpu * 1000, bound ? cpu * 1000 / bound : 0.0);
+  auto per_pod = [&](double seconds) { return bound ? seconds * 1000 / static_cast<double>(bound) : 0.0; };
+  std::printf("scheduler CPU until all bound: %.0f ms total, %.3f ms per pod\n", cpu * 1000, per_pod(cpu));
+  std::printf("scheduler CPU incl. deferred writes: %.0f ms total, %.3f ms per pod (%zu Scheduled events)\n",
+              cpu_all * 1000, per_pod(cpu_all), scheduled_events);
   std::printf("scheduler peak RSS: %.1f MB\n", peak_rss);
   if (!server_pids.empty())
-    std::printf("kube-apiserver+etcd CPU meanwhile: %.0f ms total, %.3f ms per pod\n", server_cpu_used * 1000,
-                bound ? server_cpu_used * 1000 / bound : 0.0);
+    std::printf("kube-apiserver+etcd CPU: %.3f ms per pod until all bound, %.3f ms incl. deferred writes\n",
+                per_pod(server_cpu_used), per_pod(server_cpu_all));
   return bound == static_cast<size_t>(num_pods) ? 0 : 1;
 }

@@ -34,6 +34,7 @@ using namespace ksched;
 
 constexpr auto kSyncTimeout = std::chrono::minutes(5);
 constexpr auto kShutdownGrace = std::chrono::seconds(30);
+constexpr auto kWriteFlushGrace = std::chrono::seconds(10);
 
 std::string Hostname() {
   char buf[256] = {};
@@ -252,6 +253,10 @@ int Run(const cmd::Flags& flags) {
   }
   KLOG(INFO) << "Received " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << ", shutting down";
   (*sched)->Stop(kShutdownGrace);
+  // Events and status patches wait behind binds; send what is still queued before the
+  // lease goes, so a burst that just ended does not lose its events.
+  if (!(*write_client)->WaitIdle(kWriteFlushGrace))
+    KLOG(WARNING) << "events or status patches still unsent after " << kWriteFlushGrace.count() << "s; dropping them";
   // The lease is renewed until scheduling has stopped, then handed over (ReleaseOnCancel).
   if (elector) (void)elector->Release();
   if (srv) srv->Stop();

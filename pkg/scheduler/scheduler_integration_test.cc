@@ -103,6 +103,7 @@ class Harness {
     nodes_->Stop();
   }
   informers::PodInformer& pods() { return *pods_; }
+  informers::NodeInformer& nodes() { return *nodes_; }
   Scheduler& scheduler() { return *sched_; }
 
  private:
@@ -149,6 +150,8 @@ TEST(SchedulerIntegrationTest, UnschedulablePodGetsConditionAndEventThenFitsWhen
   Post(*c, "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"big"}})");
   CreateNode(*c, "big-small-node", "2", "big");
   Harness h({"ksched"});
+  // The first list comes from the watch cache, which may trail the create a moment.
+  ASSERT_TRUE(Eventually([&] { return h.nodes().Get("big-small-node") != nullptr; }, 10s));
   Post(*c, "/api/v1/namespaces/big/pods", PodBody("big", "huge", "ksched", "8", "big"));
   std::string message;
   ASSERT_TRUE(Eventually(
