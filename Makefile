@@ -24,8 +24,9 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
 
-# Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer, built with clang so
-# -Wthread-safety checks the GUARDED_BY annotations too.
+# Unit tests (and the API client's integration test) under AddressSanitizer +
+# UndefinedBehaviorSanitizer, built with clang so -Wthread-safety checks the GUARDED_BY
+# annotations too.
 build-asan: deps
 	cmake -S . -B $(BUILD_SAN) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
 	  -DCMAKE_BUILD_TYPE=Debug -DKSCHED_SANITIZE=address,undefined -DKSCHED_UNIT_TESTS_ONLY=ON

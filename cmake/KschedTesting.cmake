@@ -1,12 +1,14 @@
 include(GoogleTest)
 
-# ksched_test(<name> SOURCES a.cc b.cc LIBS ksched_x [INTEGRATION])
+# ksched_test(<name> SOURCES a.cc b.cc LIBS ksched_x [INTEGRATION [SANITIZED]])
 #   Unit tests carry the ctest label "unit" and run under the sanitizers in CI.
 #   Integration tests (label "integration") start a real etcd + kube-apiserver through
-#   tests/e2e/control_plane.h; they are skipped in KSCHED_UNIT_TESTS_ONLY builds.
+#   tests/e2e/control_plane.h; they are skipped in KSCHED_UNIT_TESTS_ONLY builds unless
+#   SANITIZED (label "sanitized" too: CI runs them under the sanitizers as well).
 function(ksched_test name)
-  cmake_parse_arguments(T "INTEGRATION" "" "SOURCES;LIBS" ${ARGN})
-  if(T_INTEGRATION AND KSCHED_UNIT_TESTS_ONLY)
+  cmake_parse_arguments(T "INTEGRATION;SANITIZED" "" "SOURCES;LIBS" ${ARGN})
+  # SANITIZED integration tests are built in the sanitizer build too (label "sanitized").
+  if(T_INTEGRATION AND KSCHED_UNIT_TESTS_ONLY AND NOT T_SANITIZED)
     return()
   endif()
   add_executable(${name} ${T_SOURCES})
@@ -15,7 +17,11 @@ function(ksched_test name)
     target_link_libraries(${name} PRIVATE ksched_control_plane)
     # One control plane per test binary, so the binary's tests run in one process.
     add_test(NAME ${name} COMMAND ${name})
-    set_tests_properties(${name} PROPERTIES LABELS integration TIMEOUT 900 RUN_SERIAL TRUE)
+    set(labels integration)
+    if(T_SANITIZED)
+      list(APPEND labels sanitized)
+    endif()
+    set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT 900 RUN_SERIAL TRUE)
   else()
     target_link_libraries(${name} PRIVATE GTest::gtest_main)
     gtest_discover_tests(${name} PROPERTIES LABELS unit TIMEOUT 120 DISCOVERY_TIMEOUT 60)

@@ -543,7 +543,7 @@ void H2Session::Expire() {
 }
 
 void H2Session::Close(H2End end, std::string_view why, bool fail_queued) {
-  KLOG_V(2) << "HTTP/2 connection to " << authority_ << " closed: " << why;
+  if (fd_ >= 0) KLOG_V(2) << "HTTP/2 connection to " << authority_ << " closed: " << why;
   for (auto& [id, ex] : streams_) Finish(ex, end, std::string(why));
   streams_.clear();
   if (fail_queued) {

@@ -201,10 +201,11 @@ int main(int argc, char** argv) {
   cpu = std::max(cpu, c_final);
   peak_rss = std::max(peak_rss, rss_final);
   // A scheduler may defer events behind binds: let it finish that work (no CPU used for
-  // half a second), so the totals below cover everything the pods cost.
+  // 1.5 s, so a stall of the API server does not pass for the end), so the totals below
+  // cover everything the pods cost.
   double cpu_all = cpu, last = cpu;
   auto quiet_since = Steady::now();
-  while (Steady::now() - quiet_since < std::chrono::milliseconds(500) && Steady::now() - end < kQuietTimeout) {
+  while (Steady::now() - quiet_since < std::chrono::milliseconds(1500) && Steady::now() - end < kQuietTimeout) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     auto [c_now, rss] = ProcStats(pid);
     peak_rss = std::max(peak_rss, rss);

@@ -109,9 +109,11 @@ int Run(const cmd::Flags& flags) {
   auto write_client = informers::NewCurlApiClient(*rc, {.thread_name = "io-write"});
   auto review_client = informers::NewCurlApiClient(*rc, {.thread_name = "io-review"});
   auto lease_client = informers::NewCurlApiClient(*rc, {.thread_name = "io-lease"});
-  if (!watch_client.ok() || !write_client.ok() || !review_client.ok() || !lease_client.ok()) {
-    KLOG(ERROR) << "creating API clients: " << watch_client.status().message();
-    return 1;
+  for (const auto* c : {&watch_client, &write_client, &review_client, &lease_client}) {
+    if (!c->ok()) {
+      KLOG(ERROR) << "creating API clients: " << c->status().message();
+      return 1;
+    }
   }
   // Declared before the scheduler, so the scheduler (whose queue reports into it) goes first.
   scheduler::Scheduler* sched_ptr = nullptr;  // set below; read only during scrapes
