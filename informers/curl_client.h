@@ -27,7 +27,8 @@ struct CurlClientOptions {
   bool http2 = true;
   // Plain requests (not watches) over an HTTP/2 session of the client's own (nghttp2 +
   // OpenSSL, see h2_session.h) instead of libcurl, when the server is https:// and
-  // offers h2; libcurl otherwise. About a fifth of libcurl's CPU per request.
+  // offers h2; libcurl otherwise. Less than half of libcurl's CPU per request (see
+  // make bench-client), and no request lost to a GOAWAY.
   bool native_http2 = true;
   // Requests in flight at once (watches not counted); more wait in the client's queue.
   // Keeps a burst from overrunning the server's HTTP/2 stream limit and the connect

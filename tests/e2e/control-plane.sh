@@ -75,10 +75,16 @@ cmd_build() {
 # --- run -------------------------------------------------------------------------------
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# A port below the kernel's ephemeral range (where no outgoing connection can be holding
+# it: etcd once failed with "address already in use" on one) and not in $1 (taken).
 free_port() {
-  local p
+  local p lo=20000 hi=32000 eph_lo _
+  if read -r eph_lo _ < /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null && [ "$eph_lo" -gt $((lo + 1000)) ]; then
+    hi=$((eph_lo - 1))
+  fi
   for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 30000))
+    p=$((lo + RANDOM % (hi - lo)))
+    case " ${1:-} " in *" $p "*) continue ;; esac
     port_in_use "$p" || { echo "$p"; return; }
   done
   die "no free loopback port found"
@@ -162,18 +168,27 @@ cmd_up() {
   rm -rf "$DIR" && mkdir -p "$DIR"
   make_certs "$DIR"
   printf 'admintoken,admin,admin,system:masters\nkschedtoken,ksched,ksched-uid\n' > "$DIR/tokens.csv"
-  local etcd_port peer_port
-  etcd_port=$(free_port); peer_port=$(free_port); API_PORT=$(free_port)
-  echo "$API_PORT" > "$DIR/apiserver.port"; echo "$etcd_port" > "$DIR/etcd.port"
-  setsid etcd --data-dir "$DIR/etcd" --listen-client-urls "http://127.0.0.1:$etcd_port" \
-    --advertise-client-urls "http://127.0.0.1:$etcd_port" --listen-peer-urls "http://127.0.0.1:$peer_port" \
-    --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
-    --initial-cluster "default=http://127.0.0.1:$peer_port" > "$DIR/etcd.log" 2>&1 < /dev/null &
-  echo $! > "$DIR/etcd.pid"
-  for _ in $(seq 1 100); do
-    curl -sf "http://127.0.0.1:$etcd_port/health" > /dev/null 2>&1 && break
-    sleep 0.1
+  local etcd_port peer_port attempt healthy=false
+  # A port can still be taken between the check and etcd's bind: then try new ones.
+  for attempt in 1 2 3; do
+    etcd_port=$(free_port); peer_port=$(free_port "$etcd_port"); API_PORT=$(free_port "$etcd_port $peer_port")
+    echo "$API_PORT" > "$DIR/apiserver.port"; echo "$etcd_port" > "$DIR/etcd.port"
+    rm -rf "$DIR/etcd"
+    setsid etcd --data-dir "$DIR/etcd" --listen-client-urls "http://127.0.0.1:$etcd_port" \
+      --advertise-client-urls "http://127.0.0.1:$etcd_port" --listen-peer-urls "http://127.0.0.1:$peer_port" \
+      --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
+      --initial-cluster "default=http://127.0.0.1:$peer_port" > "$DIR/etcd.log" 2>&1 < /dev/null &
+    echo $! > "$DIR/etcd.pid"
+    for _ in $(seq 1 100); do
+      if curl -sf "http://127.0.0.1:$etcd_port/health" > /dev/null 2>&1; then healthy=true; break; fi
+      kill -0 "$(cat "$DIR/etcd.pid")" 2>/dev/null || break
+      sleep 0.1
+    done
+    $healthy && break
+    log "etcd did not start (attempt $attempt): $(tail -1 "$DIR/etcd.log")"
+    stop_pid "$DIR/etcd.pid"
   done
+  $healthy || die "etcd did not start; see $DIR/etcd.log"
   cat > "$DIR/apiserver.args" <<EOF
 --etcd-servers=http://127.0.0.1:$etcd_port --secure-port=$API_PORT --bind-address=127.0.0.1
 --advertise-address=127.0.0.1 --tls-cert-file=$DIR/apiserver.crt --tls-private-key-file=$DIR/apiserver.key
