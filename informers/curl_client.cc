@@ -117,7 +117,6 @@ struct Transfer {
 
   PendingCount* pending = nullptr;      // plain requests: counted until destroyed
   H2Exchange h2;                       // when sent through the client's own HTTP/2 session
-  std::string h2_path;
 
   ~Transfer() {
     if (headers) curl_slist_free_all(headers);
@@ -172,9 +171,6 @@ class CurlApiClient final : public ApiClient {
       }
       h2_ = std::move(*h2);
       if (!config_.username.empty()) basic_auth_ = Base64Encode(config_.username + ":" + config_.password);
-      // The server URL's path, if any (a proxy's prefix), goes in front of each path.
-      std::string_view rest = std::string_view(config_.server).substr(8);
-      if (size_t slash = rest.find('/'); slash != std::string_view::npos) path_prefix_ = rest.substr(slash);
     }
     loop_ = std::jthread([this](std::stop_token st) { Loop(st); });
   }
@@ -409,8 +405,7 @@ class CurlApiClient final : public ApiClient {
     curl_easy_setopt(e, CURLOPT_URL, url.c_str());
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
-    curl_easy_setopt(e, CURLOPT_USERAGENT, config_.user_agent.empty() ? DefaultUserAgent().c_str()
-                                                                       : config_.user_agent.c_str());
+    curl_easy_setopt(e, CURLOPT_USERAGENT, user_agent_.c_str());
     if (options_.http2) {
       curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
       curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
@@ -471,8 +466,7 @@ class CurlApiClient final : public ApiClient {
     const Request& r = t->req;
     H2Exchange& ex = t->h2;
     ex.method = VerbName(r.verb);
-    t->h2_path = path_prefix_ + r.path;
-    ex.path = t->h2_path;
+    ex.path = r.path;
     ex.has_body = HasBody(r);
     ex.body = r.body;
     auto timeout = r.timeout.count() > 0 ? r.timeout : config_.timeout;
@@ -481,7 +475,7 @@ class CurlApiClient final : public ApiClient {
     ex.user = t.get();
     ex.headers.clear();
     ex.headers.emplace_back("accept", "application/json");
-    ex.headers.emplace_back("user-agent", config_.user_agent.empty() ? DefaultUserAgent() : config_.user_agent);
+    ex.headers.emplace_back("user-agent", user_agent_);
     if (std::string tok = tokens_.Token(); !tok.empty()) {
       ex.headers.emplace_back("authorization", "Bearer " + tok);
     } else if (!config_.username.empty()) {
@@ -701,6 +695,7 @@ class CurlApiClient final : public ApiClient {
   PendingCount pending_;  // first member: the last to go, after Shutdown's transfers
   const RestConfig config_;
   const CurlClientOptions options_;
+  const std::string user_agent_ = config_.user_agent.empty() ? DefaultUserAgent() : config_.user_agent;
   Clock& clock_;
   TokenSource tokens_;
   CURLM* multi_ = nullptr;
@@ -727,7 +722,6 @@ class CurlApiClient final : public ApiClient {
   std::unordered_map<CURL*, std::unique_ptr<Transfer>> active_;
   std::unordered_map<Transfer*, std::unique_ptr<Transfer>> h2_active_;  // before h2_: outlives it
   std::unique_ptr<H2Session> h2_;  // null: everything through libcurl
-  std::string path_prefix_;        // the server URL's path, for the HTTP/2 session
   std::string basic_auth_;         // base64 of user:password
   Status init_status_;
   int in_flight_ = 0;  // active non-watch transfers

@@ -156,9 +156,11 @@ Status H2Session::Init() {
   std::string_view rest(config_.server);
   if (rest.substr(0, 8) != "https://") return InvalidArgument("server \"" + config_.server + "\": not https");
   rest.remove_prefix(8);
-  std::string_view authority = rest.substr(0, rest.find('/'));
+  const size_t slash = rest.find('/');
+  std::string_view authority = rest.substr(0, slash);
   if (authority.empty()) return InvalidArgument("server \"" + config_.server + "\": no host");
   authority_ = std::string(authority);
+  if (slash != std::string_view::npos) path_prefix_ = std::string(rest.substr(slash));
   if (authority.front() == '[') {
     size_t close = authority.find(']');
     if (close == std::string_view::npos) return InvalidArgument("server \"" + config_.server + "\": bad IPv6 host");
@@ -415,6 +417,7 @@ Status H2Session::StartHttp2() {
 void H2Session::SubmitQueued() {
   if (queued_.empty() || draining_) return;
   std::vector<nghttp2_nv> nv;
+  std::string prefixed;
   size_t i = 0;
   for (; i < queued_.size(); ++i) {
     H2Exchange* ex = queued_[i];
@@ -422,7 +425,13 @@ void H2Session::SubmitQueued() {
     nv.push_back(Nv(":method", ex->method));
     nv.push_back(Nv(":scheme", "https"));
     nv.push_back(Nv(":authority", authority_));
-    nv.push_back(Nv(":path", ex->path));
+    if (path_prefix_.empty()) {
+      nv.push_back(Nv(":path", ex->path));
+    } else {
+      prefixed = path_prefix_;
+      prefixed += ex->path;
+      nv.push_back(Nv(":path", prefixed));  // copied by nghttp2_submit_request
+    }
     for (const auto& [k, v] : ex->headers) nv.push_back(Nv(k, v));
     nghttp2_data_provider body{};
     body.source.ptr = ex;

@@ -41,7 +41,7 @@ namespace ksched::informers {
 struct H2Exchange {
   // The request.
   std::string_view method;   // "GET", "POST", ...
-  std::string_view path;     // path and query
+  std::string_view path;     // path and query, after the server URL's own path if it has one
   std::string_view body;     // sent when non-empty, or for POST/PUT/PATCH
   bool has_body = false;
   std::vector<std::pair<std::string, std::string>> headers;  // lower-case names
@@ -141,6 +141,7 @@ class H2Session {
   Clock& clock_;
   DoneFn done_;
   std::string host_, port_, authority_, verify_name_;
+  std::string path_prefix_;  // the server URL's path, if any (a proxy's), before each path
   bool host_is_ip_ = false;
 
   ssl_ctx_st* ctx_ = nullptr;

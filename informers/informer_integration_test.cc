@@ -11,6 +11,7 @@
 #include "pkg/api/json.h"
 #include "tests/e2e/control_plane.h"
 #include "tests/fakes/event_log.h"
+#include "tests/fakes/objects.h"
 
 namespace ksched::informers {
 namespace {
@@ -38,16 +39,8 @@ void CreateNamespace(ApiClient& c, const std::string& ns) {
 }
 
 std::string PodJson(const std::string& ns, const std::string& name, const std::string& label = "v1") {
-  api::Pod p;
-  p.metadata.namespace_ = ns;
-  p.metadata.name = name;
+  api::Pod p = ksched::testing::TestPod(ns, name, "ksched", {{"cpu", api::Quantity::FromMilli(100)}});
   p.metadata.labels.Set("rev", label);
-  p.spec.scheduler_name = "ksched";
-  api::Container c;
-  c.name = "app";
-  c.image = "registry.k8s.io/pause:3.9";
-  c.requests = {{"cpu", api::Quantity::FromMilli(100)}};
-  p.spec.containers.push_back(c);
   return api::EncodePod(p);
 }
 

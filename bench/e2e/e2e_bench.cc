@@ -21,6 +21,7 @@
 #include "informers/informer.h"
 #include "informers/rest_config.h"
 #include "pkg/api/json.h"
+#include "tests/fakes/objects.h"
 
 namespace {
 
@@ -130,26 +131,16 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> nodes, pods;
   for (int i = 0; i < num_nodes; ++i) {
-    api::Node n;
-    n.metadata.name = "bench-node-" + std::to_string(i);
+    api::Node n = ksched::testing::TestNode("bench-node-" + std::to_string(i), api::Quantity::FromValue(32),
+                                            *api::Quantity::Parse("128Gi"));
     n.metadata.labels.Set("kubernetes.io/hostname", n.metadata.name);
     n.metadata.labels.Set("topology.kubernetes.io/zone", "zone-" + std::to_string(i % 3));
-    n.status.allocatable = {{"cpu", api::Quantity::FromValue(32)}, {"memory", *api::Quantity::Parse("128Gi")},
-                            {"pods", api::Quantity::FromValue(110)}};
-    n.status.capacity = n.status.allocatable;
     nodes.push_back(api::EncodeNode(n));
   }
   for (int i = 0; i < num_pods; ++i) {
-    api::Pod p;
-    p.metadata.namespace_ = "default";
-    p.metadata.name = "bench-pod-" + std::to_string(i);
-    p.spec.scheduler_name = scheduler_name;
-    api::Container ct;
-    ct.name = "app";
-    ct.image = "registry.k8s.io/pause:3.9";
-    ct.requests = {{"cpu", api::Quantity::FromMilli(100)}, {"memory", *api::Quantity::Parse("500Mi")}};
-    p.spec.containers.push_back(ct);
-    pods.push_back(api::EncodePod(p));
+    pods.push_back(api::EncodePod(ksched::testing::TestPod(
+        "default", "bench-pod-" + std::to_string(i), scheduler_name,
+        {{"cpu", api::Quantity::FromMilli(100)}, {"memory", *api::Quantity::Parse("500Mi")}})));
   }
   auto t0 = Steady::now();
   if (!CreateAll(c, "/api/v1/nodes", nodes) || !CreateAll(c, "/api/v1/namespaces/default/pods", pods)) return 1;

@@ -21,6 +21,7 @@
 #include "pkg/leaderelection/lease.h"
 #include "tests/e2e/control_plane.h"
 #include "tests/fakes/event_log.h"
+#include "tests/fakes/objects.h"
 #include "tests/integration/manifests.h"
 
 namespace ksched::leaderelection {
@@ -200,15 +201,7 @@ void Post(informers::ApiClient& c, const std::string& path, const std::string& b
 }
 
 void CreatePod(informers::ApiClient& c, const std::string& name) {
-  api::Pod p;
-  p.metadata.namespace_ = kNs;
-  p.metadata.name = name;
-  p.spec.scheduler_name = kScheduler;
-  api::Container ctr;
-  ctr.name = "app";
-  ctr.image = "registry.k8s.io/pause:3.9";
-  ctr.requests = {{"cpu", *api::Quantity::Parse("100m")}};
-  p.spec.containers.push_back(ctr);
+  api::Pod p = ksched::testing::TestPod(kNs, name, kScheduler, {{"cpu", *api::Quantity::Parse("100m")}});
   Post(c, std::string("/api/v1/namespaces/") + kNs + "/pods", api::EncodePod(p));
 }
 
@@ -248,12 +241,8 @@ TEST(LeaderElectionIntegrationTest, TwoKschedProcessesFailOverAndHandOver) {
   }
   Post(*admin, "/api/v1/namespaces", std::string(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") +
                                          kNs + R"("}})");
-  api::Node node;
-  node.metadata.name = "le-node";
-  node.status.allocatable = {{"cpu", *api::Quantity::Parse("8")}, {"memory", *api::Quantity::Parse("16Gi")},
-                             {"pods", api::Quantity::FromValue(110)}};
-  node.status.capacity = node.status.allocatable;
-  Post(*admin, "/api/v1/nodes", api::EncodeNode(node));
+  Post(*admin, "/api/v1/nodes",
+       api::EncodeNode(ksched::testing::TestNode("le-node", *api::Quantity::Parse("8"), *api::Quantity::Parse("16Gi"))));
 
   auto start = [&](const std::string& name, int port = FreePort()) {
     return std::make_unique<KschedProcess>(

@@ -12,6 +12,7 @@
 #include "pkg/scheduler/scheduler.h"
 #include "tests/e2e/control_plane.h"
 #include "tests/fakes/event_log.h"
+#include "tests/fakes/objects.h"
 
 namespace ksched::scheduler {
 namespace {
@@ -35,27 +36,15 @@ void Post(informers::ApiClient& c, const std::string& path, const std::string& b
 }
 
 void CreateNode(informers::ApiClient& c, const std::string& name, const std::string& cpu, const std::string& label) {
-  api::Node n;
-  n.metadata.name = name;
+  api::Node n = ksched::testing::TestNode(name, *api::Quantity::Parse(cpu), *api::Quantity::Parse("16Gi"));
   n.metadata.labels.Set("test-group", label);
-  n.status.allocatable = {{"cpu", *api::Quantity::Parse(cpu)}, {"memory", *api::Quantity::Parse("16Gi")},
-                          {"pods", api::Quantity::FromValue(110)}};
-  n.status.capacity = n.status.allocatable;
   Post(c, "/api/v1/nodes", api::EncodeNode(n));
 }
 
 std::string PodBody(const std::string& ns, const std::string& name, const std::string& scheduler,
                     const std::string& cpu, const std::string& group) {
-  api::Pod p;
-  p.metadata.namespace_ = ns;
-  p.metadata.name = name;
-  p.spec.scheduler_name = scheduler;
+  api::Pod p = ksched::testing::TestPod(ns, name, scheduler, {{"cpu", *api::Quantity::Parse(cpu)}});
   p.spec.node_selector.Set("test-group", group);
-  api::Container c;
-  c.name = "app";
-  c.image = "registry.k8s.io/pause:3.9";
-  c.requests = {{"cpu", *api::Quantity::Parse(cpu)}};
-  p.spec.containers.push_back(c);
   return api::EncodePod(p);
 }
 

@@ -23,6 +23,7 @@
 #include "pkg/api/json.h"
 #include "tests/e2e/control_plane.h"
 #include "tests/fakes/event_log.h"
+#include "tests/fakes/objects.h"
 #include "tests/integration/manifests.h"
 
 extern char** environ;
@@ -133,25 +134,12 @@ void Post(informers::ApiClient& c, const std::string& path, const std::string& b
 }
 
 std::string NodeBody(const std::string& name) {
-  api::Node n;
-  n.metadata.name = name;
-  n.status.allocatable = {{"cpu", *api::Quantity::Parse("4")}, {"memory", *api::Quantity::Parse("16Gi")},
-                          {"pods", api::Quantity::FromValue(110)}};
-  n.status.capacity = n.status.allocatable;
-  return api::EncodeNode(n);
+  return api::EncodeNode(
+      ksched::testing::TestNode(name, *api::Quantity::Parse("4"), *api::Quantity::Parse("16Gi")));
 }
 
 std::string PodBody(const std::string& name, const std::string& cpu) {
-  api::Pod p;
-  p.metadata.namespace_ = "metrics";
-  p.metadata.name = name;
-  p.spec.scheduler_name = "ksched";
-  api::Container c;
-  c.name = "app";
-  c.image = "registry.k8s.io/pause:3.9";
-  c.requests = {{"cpu", *api::Quantity::Parse(cpu)}};
-  p.spec.containers.push_back(c);
-  return api::EncodePod(p);
+  return api::EncodePod(ksched::testing::TestPod("metrics", name, "ksched", {{"cpu", *api::Quantity::Parse(cpu)}}));
 }
 
 // "name{labels}" -> value, for every sample line of a Prometheus text exposition.
