@@ -66,14 +66,8 @@ Status DecodeSpec(od::value v, LeaseRecord& r) {
   return Status::OK();
 }
 
-// metadata.resourceVersion, read from the metadata's own text (kept verbatim).
-Status ReadResourceVersion(std::string_view raw_metadata, std::string& out) {
-  od::parser parser;
-  simdjson::padded_string padded(raw_metadata);
-  od::document doc;
-  if (auto e = parser.iterate(padded).get(doc)) return JsonError("metadata", e);
-  od::object meta;
-  if (auto e = doc.get_object().get(meta)) return JsonError("metadata", e);
+// metadata.resourceVersion, from the metadata object (rewound after its text was kept).
+Status ReadResourceVersion(od::object& meta, std::string& out) {
   for (auto field : meta) {
     std::string_view key;
     if (auto e = field.unescaped_key().get(key)) return JsonError("metadata", e);
@@ -138,6 +132,8 @@ StatusOr<LeaseObject> DecodeLease(std::string_view json) {
       if (auto e = val.get_object().get(meta)) return JsonError("metadata", e);
       if (auto e = meta.raw_json().get(raw)) return JsonError("metadata", e);
       lease.raw_metadata.assign(raw);
+      if (auto e = meta.reset().error()) return JsonError("metadata", e);
+      if (Status s = ReadResourceVersion(meta, lease.resource_version); !s.ok()) return s;
     } else if (key == "spec") {
       if (Status s = DecodeSpec(val, lease.record); !s.ok()) return s;
     }
@@ -146,7 +142,6 @@ StatusOr<LeaseObject> DecodeLease(std::string_view json) {
   while (!lease.raw_metadata.empty() && std::isspace(static_cast<unsigned char>(lease.raw_metadata.back())))
     lease.raw_metadata.pop_back();
   if (lease.raw_metadata.empty()) return InvalidArgument("lease: metadata is missing");
-  if (Status s = ReadResourceVersion(lease.raw_metadata, lease.resource_version); !s.ok()) return s;
   return lease;
 }
 
