@@ -16,14 +16,51 @@ struct Codec;
 template <>
 struct Codec<api::Pod> {
   static constexpr const char* kKind = "pods";
+  static constexpr const char* kThread = "informer-pods";  // at most 15 characters
   static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodePodList(p, t); }
   static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodePodWatchEvent(p, t); }
 };
 template <>
 struct Codec<api::Node> {
   static constexpr const char* kKind = "nodes";
+  static constexpr const char* kThread = "informer-nodes";
   static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeNodeList(p, t); }
   static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeNodeWatchEvent(p, t); }
+};
+template <>
+struct Codec<api::Namespace> {
+  static constexpr const char* kKind = "namespaces";
+  static constexpr const char* kThread = "informer-ns";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeNamespaceList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeNamespaceWatchEvent(p, t); }
+};
+template <>
+struct Codec<api::Service> {
+  static constexpr const char* kKind = "services";
+  static constexpr const char* kThread = "informer-svc";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeServiceList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeServiceWatchEvent(p, t); }
+};
+template <>
+struct Codec<api::ReplicationController> {
+  static constexpr const char* kKind = "replicationcontrollers";
+  static constexpr const char* kThread = "informer-rc";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeReplicationControllerList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeReplicationControllerWatchEvent(p, t); }
+};
+template <>
+struct Codec<api::ReplicaSet> {
+  static constexpr const char* kKind = "replicasets";
+  static constexpr const char* kThread = "informer-rs";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeReplicaSetList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeReplicaSetWatchEvent(p, t); }
+};
+template <>
+struct Codec<api::StatefulSet> {
+  static constexpr const char* kKind = "statefulsets";
+  static constexpr const char* kThread = "informer-sts";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeStatefulSetList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeStatefulSetWatchEvent(p, t); }
 };
 
 std::string UrlEncode(std::string_view s) {
@@ -55,6 +92,10 @@ std::string StoreKey(const api::ObjectMeta& meta) {
   return meta.namespace_.empty() ? meta.name : meta.namespace_ + "/" + meta.name;
 }
 
+std::string StoreKey(const api::LeanObjectMeta& meta) {
+  return meta.namespace_.empty() ? meta.name : meta.namespace_ + "/" + meta.name;
+}
+
 template <typename T>
 Informer<T>::Informer(ApiClient& client, std::string resource_path, InformerOptions options)
     : client_(client), path_(std::move(resource_path)), options_(options), clock_(*options.clock), rng_(options.seed) {}
@@ -72,7 +113,7 @@ void Informer<T>::AddHandler(EventHandler<T>* handler) {
 template <typename T>
 void Informer<T>::Start() {
   thread_ = std::jthread([this](std::stop_token st) {
-    SetThreadName(std::is_same_v<T, api::Pod> ? "informer-pods" : "informer-nodes");
+    SetThreadName(Codec<T>::kThread);
     Run(st);
   });
 }
@@ -423,5 +464,10 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
 
 template class Informer<api::Pod>;
 template class Informer<api::Node>;
+template class Informer<api::Namespace>;
+template class Informer<api::Service>;
+template class Informer<api::ReplicationController>;
+template class Informer<api::ReplicaSet>;
+template class Informer<api::StatefulSet>;
 
 }  // namespace ksched::informers

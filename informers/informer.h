@@ -23,6 +23,7 @@
 
 #include "informers/api_client.h"
 #include "pkg/api/types.h"
+#include "pkg/api/workloads.h"
 #include "pkg/util/clock.h"
 
 namespace ksched::informers {
@@ -129,12 +130,19 @@ class Informer {
   std::jthread thread_;
 };
 
-// Convenience aliases and factories for the two resources the scheduler watches.
+// Convenience aliases for the resources the scheduler watches.
 using PodInformer = Informer<api::Pod>;
 using NodeInformer = Informer<api::Node>;
+// Namespaces and the objects that select pods, for ClusterListers (cluster_lister.h).
+using NamespaceInformer = Informer<api::Namespace>;
+using ServiceInformer = Informer<api::Service>;
+using ReplicationControllerInformer = Informer<api::ReplicationController>;
+using ReplicaSetInformer = Informer<api::ReplicaSet>;
+using StatefulSetInformer = Informer<api::StatefulSet>;
 // Field selector for pods a scheduler cares about (non-terminal ones).
 inline constexpr char kNonTerminalPodsSelector[] = "status.phase!=Succeeded,status.phase!=Failed";
 
 std::string StoreKey(const api::ObjectMeta& meta);
+std::string StoreKey(const api::LeanObjectMeta& meta);
 
 }  // namespace ksched::informers

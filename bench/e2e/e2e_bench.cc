@@ -1,11 +1,14 @@
 // End-to-end scheduler benchmark on a real kube-apiserver.
-//   bench_e2e <kubeconfig> <nodes> <pods> <schedulerName> -- <scheduler command...>
-// Creates the nodes and pods while no scheduler runs, then starts the scheduler command,
-// watches the pods until all are bound (or a timeout), and prints: time to all bound,
-// throughput (average, and per-second p50/p90/p99 over the busy period), scheduler CPU
-// ms per pod (utime+stime from /proc) until all are bound and again once the scheduler
-// has gone quiet (writes it deferred, such as events, included), the Scheduled events
-// recorded, and peak RSS (VmHWM).
+//   bench_e2e <kubeconfig> <nodes> <pods> <schedulerName> [<workload>] -- <scheduler command...>
+// Creates the workload's nodes and pods (bench/e2e/workloads.h; "-" for <nodes> or <pods>
+// takes the workload's default; the default workload is "basic") while no scheduler runs,
+// then starts the scheduler command, watches the pods until all are bound (or a timeout),
+// and prints: time to all bound, throughput (average, and per-second p50/p90/p99 over the
+// busy period), scheduler CPU ms per pod (utime+stime from /proc) until all are bound and
+// again once the scheduler has gone quiet (writes it deferred, such as events, included),
+// the Scheduled events recorded, and peak RSS (VmHWM). Then it checks the placement
+// against the workload's constraints and prints "violations: N" (0 for workloads without
+// hard constraints).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,13 +18,16 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 
+#include <simdjson.h>
+
+#include "bench/e2e/workloads.h"
 #include "informers/curl_client.h"
 #include "informers/informer.h"
 #include "informers/rest_config.h"
 #include "pkg/api/json.h"
-#include "tests/fakes/objects.h"
 
 namespace {
 
@@ -30,14 +36,14 @@ using Steady = std::chrono::steady_clock;
 constexpr auto kTimeout = std::chrono::minutes(10);
 constexpr auto kQuietTimeout = std::chrono::minutes(1);
 
-// Counts first-time binds with their times.
+// Counts first-time binds with their times, and where each pod went.
 class BindRecorder : public informers::EventHandler<api::Pod> {
  public:
   void OnAdd(const api::PodPtr& p) override {
-    if (p->IsAssigned()) Record();
+    if (p->IsAssigned()) Record(*p);
   }
   void OnUpdate(const api::PodPtr& o, const api::PodPtr& n) override {
-    if (!o->IsAssigned() && n->IsAssigned()) Record();
+    if (!o->IsAssigned() && n->IsAssigned()) Record(*n);
   }
   void OnDelete(const informers::Deleted<api::Pod>&) override {}
   size_t count() {
@@ -48,14 +54,21 @@ class BindRecorder : public informers::EventHandler<api::Pod> {
     std::lock_guard l(mu_);
     return times_;
   }
+  // Pod name -> node name.
+  std::unordered_map<std::string, std::string> nodes() {
+    std::lock_guard l(mu_);
+    return node_of_pod_;
+  }
 
  private:
-  void Record() {
+  void Record(const api::Pod& p) {
     std::lock_guard l(mu_);
     times_.push_back(Steady::now());
+    node_of_pod_[p.metadata.name] = p.spec.node_name;
   }
   std::mutex mu_;
   std::vector<Steady::time_point> times_;
+  std::unordered_map<std::string, std::string> node_of_pod_;
 };
 
 bool CreateAll(informers::ApiClient& c, const std::string& path, const std::vector<std::string>& bodies) {
@@ -100,6 +113,29 @@ std::pair<double, double> ProcStats(pid_t pid) {
   return {cpu, rss};
 }
 
+// Creates the workload's ReplicaSet; returns its uid (empty on failure).
+std::string CreateReplicaSet(informers::ApiClient& c) {
+  auto r = c.Do({.verb = informers::Verb::kPost,
+                 .path = "/apis/apps/v1/namespaces/default/replicasets",
+                 .body = bench::ReplicaSetJson()});
+  if (!r.ok()) {
+    std::fprintf(stderr, "create ReplicaSet failed: %s\n", r.status().ToString().c_str());
+    return "";
+  }
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string json(r->body);
+  std::string_view uid;
+  auto doc = parser.iterate(json);
+  if (doc.error() || doc["metadata"]["uid"].get_string().get(uid)) {
+    std::fprintf(stderr, "no metadata.uid in the created ReplicaSet: %s\n", r->body.c_str());
+    return "";
+  }
+  return std::string(uid);
+}
+
+// "-": the workload's default.
+int CountArg(const char* arg, int fallback) { return std::string_view(arg) == "-" ? fallback : std::atoi(arg); }
+
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -113,11 +149,26 @@ int main(int argc, char** argv) {
   int sep = 0;
   for (int i = 1; i < argc; ++i)
     if (sep == 0 && std::string(argv[i]) == "--") sep = i;
-  if (argc < 6 || sep != 5 || sep + 1 >= argc) {
-    std::fprintf(stderr, "usage: %s <kubeconfig> <nodes> <pods> <schedulerName> -- <command...>\n", argv[0]);
+  if (argc < 6 || (sep != 5 && sep != 6) || sep + 1 >= argc) {
+    std::fprintf(stderr,
+                 "usage: %s <kubeconfig> <nodes|-> <pods|-> <schedulerName> [<workload>] -- <command...>\n",
+                 argv[0]);
     return 2;
   }
-  const int num_nodes = std::atoi(argv[2]), num_pods = std::atoi(argv[3]);
+  const std::string workload_name = sep == 6 ? argv[5] : "basic";
+  const bench::Workload* workload = bench::FindWorkload(workload_name);
+  if (workload == nullptr) {
+    std::string names;
+    for (const auto& w : bench::Workloads()) names += " " + std::string(w.name);
+    std::fprintf(stderr, "unknown workload \"%s\"; one of:%s\n", workload_name.c_str(), names.c_str());
+    return 2;
+  }
+  const int num_nodes = CountArg(argv[2], workload->nodes), num_pods = CountArg(argv[3], workload->pods);
+  if (workload->one_pod_per_node && num_pods > num_nodes) {
+    std::fprintf(stderr, "workload %s places at most one pod per node: PODS (%d) must not exceed NODES (%d)\n",
+                 workload_name.c_str(), num_pods, num_nodes);
+    return 2;
+  }
   const std::string scheduler_name = argv[4];
   auto rc = informers::LoadKubeconfig(argv[1]);
   if (!rc.ok()) {
@@ -129,23 +180,19 @@ int main(int argc, char** argv) {
   if (!client.ok()) return 1;
   auto& c = **client;
 
+  bench::Placement placement;
+  placement.nodes = bench::MakeNodes(*workload, num_nodes);
   std::vector<std::string> nodes, pods;
-  for (int i = 0; i < num_nodes; ++i) {
-    api::Node n = ksched::testing::TestNode("bench-node-" + std::to_string(i), api::Quantity::FromValue(32),
-                                            *api::Quantity::Parse("128Gi"));
-    n.metadata.labels.Set("kubernetes.io/hostname", n.metadata.name);
-    n.metadata.labels.Set("topology.kubernetes.io/zone", "zone-" + std::to_string(i % 3));
-    nodes.push_back(api::EncodeNode(n));
-  }
-  for (int i = 0; i < num_pods; ++i) {
-    pods.push_back(api::EncodePod(ksched::testing::TestPod(
-        "default", "bench-pod-" + std::to_string(i), scheduler_name,
-        {{"cpu", api::Quantity::FromMilli(100)}, {"memory", *api::Quantity::Parse("500Mi")}})));
-  }
+  for (const api::Node& n : placement.nodes) nodes.push_back(api::EncodeNode(n));
   auto t0 = Steady::now();
-  if (!CreateAll(c, "/api/v1/nodes", nodes) || !CreateAll(c, "/api/v1/namespaces/default/pods", pods)) return 1;
-  std::fprintf(stderr, "created %d nodes and %d pods in %.1f s\n", num_nodes, num_pods,
-               std::chrono::duration<double>(Steady::now() - t0).count());
+  if (!CreateAll(c, "/api/v1/nodes", nodes)) return 1;
+  std::string owner_uid;
+  if (workload->replica_set && (owner_uid = CreateReplicaSet(c)).empty()) return 1;
+  for (int i = 0; i < num_pods; ++i)
+    pods.push_back(api::EncodePod(bench::MakePod(*workload, i, scheduler_name, owner_uid)));
+  if (!CreateAll(c, "/api/v1/namespaces/default/pods", pods)) return 1;
+  std::fprintf(stderr, "workload %s: created %d nodes and %d pods in %.1f s\n", workload_name.c_str(), num_nodes,
+               num_pods, std::chrono::duration<double>(Steady::now() - t0).count());
 
   BindRecorder rec;
   informers::PodInformer inf(c, "/api/v1/namespaces/default/pods");
@@ -244,5 +291,13 @@ int main(int argc, char** argv) {
   if (!server_pids.empty())
     std::printf("kube-apiserver+etcd CPU: %.3f ms per pod until all bound, %.3f ms incl. deferred writes\n",
                 per_pod(server_cpu_used), per_pod(server_cpu_all));
+
+  // The placement, over the pods bound (all of them unless the run timed out).
+  placement.node_of_pod = rec.nodes();
+  bench::Verification v = workload->verify(placement);
+  for (const std::string& line : v.lines) std::printf("%s\n", line.c_str());
+  if (bound != static_cast<size_t>(num_pods))
+    std::printf("(placement of the %zu pods bound; %zu never were)\n", bound, static_cast<size_t>(num_pods) - bound);
+  std::printf("violations: %lld\n", static_cast<long long>(v.violations));
   return bound == static_cast<size_t>(num_pods) ? 0 : 1;
 }

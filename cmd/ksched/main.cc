@@ -16,6 +16,7 @@
 #include "config/defaults.h"
 #include "config/load.h"
 #include "config/validate.h"
+#include "informers/cluster_lister.h"
 #include "informers/curl_client.h"
 #include "informers/informer.h"
 #include "informers/rest_config.h"
@@ -130,6 +131,9 @@ int Run(const cmd::Flags& flags) {
   informers::PodInformer pods(**watch_client, "/api/v1/pods",
                               {.field_selector = informers::kNonTerminalPodsSelector});
   informers::NodeInformer nodes(**watch_client, "/api/v1/nodes");
+  // Namespaces and the objects that select pods, for the plugins' namespace selectors and
+  // default spreading (upstream: the shared informer factory's listers).
+  informers::ClusterListers listers(**watch_client);
 
   scheduler::SchedulerOptions so;
   so.config = *cfg;
@@ -139,6 +143,7 @@ int Run(const cmd::Flags& flags) {
   so.hostname = hostname;
   so.pod_max_in_unschedulable = flags.pod_max_in_unschedulable_pods_duration;
   so.pod_lister = [&pods](const std::string& key) { return pods.Get(key); };
+  so.cluster_lister = &listers;
   so.queue_metrics = &metrics;
   so.framework_metrics = &metrics;
   so.metrics = &metrics;
@@ -224,8 +229,9 @@ int Run(const cmd::Flags& flags) {
   auto start_informers = [&] {
     nodes.Start();
     pods.Start();
+    listers.Start();
     KLOG(INFO) << "Waiting for caches to sync";
-    if (!nodes.WaitForSync(kSyncTimeout) || !pods.WaitForSync(kSyncTimeout)) {
+    if (!nodes.WaitForSync(kSyncTimeout) || !pods.WaitForSync(kSyncTimeout) || !listers.WaitForSync(kSyncTimeout)) {
       KLOG(ERROR) << "informers did not sync within " << kSyncTimeout.count() << " minutes";
       return false;
     }
@@ -264,6 +270,7 @@ int Run(const cmd::Flags& flags) {
   if (srv) srv->Stop();
   pods.Stop();
   nodes.Stop();
+  listers.Stop();
   return 0;
 }
 

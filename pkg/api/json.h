@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "pkg/api/types.h"
+#include "pkg/api/workloads.h"
 #include "pkg/util/status.h"
 
 namespace ksched::api {
@@ -75,6 +76,24 @@ StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(JsonParser& parser, JsonText json)
 StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(JsonParser& parser, JsonText json);
 // A metav1.Status, as sent in HTTP error bodies.
 StatusOr<ApiStatus> DecodeApiStatus(JsonParser& parser, JsonText json);
+// Namespaces and the objects that select pods, reduced to workloads.h's fields (the
+// rest, pod templates included, is skipped). Errors name the object, e.g.
+//   replicaset "ns/name": spec.selector.matchExpressions[0].operator: unknown operator "Foo"
+StatusOr<NamespacePtr> DecodeNamespace(JsonParser& parser, JsonText json);
+StatusOr<ServicePtr> DecodeService(JsonParser& parser, JsonText json);
+StatusOr<ReplicationControllerPtr> DecodeReplicationController(JsonParser& parser, JsonText json);
+StatusOr<ReplicaSetPtr> DecodeReplicaSet(JsonParser& parser, JsonText json);
+StatusOr<StatefulSetPtr> DecodeStatefulSet(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<Namespace>> DecodeNamespaceList(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<Service>> DecodeServiceList(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<ReplicationController>> DecodeReplicationControllerList(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<ReplicaSet>> DecodeReplicaSetList(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<StatefulSet>> DecodeStatefulSetList(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<Namespace>> DecodeNamespaceWatchEvent(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<Service>> DecodeServiceWatchEvent(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<ReplicationController>> DecodeReplicationControllerWatchEvent(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<ReplicaSet>> DecodeReplicaSetWatchEvent(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<StatefulSet>> DecodeStatefulSetWatchEvent(JsonParser& parser, JsonText json);
 
 // Annotation keys the decoders keep in ObjectMeta::annotations; all others are skipped
 // (see types.h for why). Process-wide, empty by default; replaces the previous list and

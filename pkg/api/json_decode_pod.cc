@@ -95,6 +95,8 @@ bool DecodePodAffinityTerm(od::value& v, PodAffinityTerm& t, DecodeError& err) {
     if (key == "namespaces") return ReadStringList(fv, t.namespaces, err);
     if (key == "topologyKey") return ReadString(fv, t.topology_key, err);
     if (key == "namespaceSelector") return ReadOptSelector(fv, t.namespace_selector, err);
+    if (key == "matchLabelKeys") return ReadStringList(fv, t.match_label_keys, err);
+    if (key == "mismatchLabelKeys") return ReadStringList(fv, t.mismatch_label_keys, err);
     return true;
   });
 }

@@ -155,6 +155,8 @@ void WritePodAffinityTerm(Writer& w, const PodAffinityTerm& t) {
   w.StringsField("namespaces", t.namespaces);
   w.Field("topologyKey", t.topology_key);
   WriteSelector(w, "namespaceSelector", t.namespace_selector);
+  w.StringsField("matchLabelKeys", t.match_label_keys);
+  w.StringsField("mismatchLabelKeys", t.mismatch_label_keys);
   w.EndObject();
 }
 

@@ -119,6 +119,11 @@ struct PodAffinityTerm {
   std::vector<std::string> namespaces;
   std::string topology_key;
   std::optional<LabelSelector> namespace_selector;
+  // Keys whose values on the pod itself are added to label_selector as `key In (value)`
+  // (match) or `key NotIn (value)` (mismatch). Newer API servers fold them into the
+  // selector at creation; folding again is harmless (see pod_affinity.h).
+  std::vector<std::string> match_label_keys;
+  std::vector<std::string> mismatch_label_keys;
   bool operator==(const PodAffinityTerm&) const = default;
 };
 

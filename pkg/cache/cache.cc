@@ -324,7 +324,6 @@ Status CacheImpl::UpdateSnapshot(Snapshot& snapshot) {
   MutexLock lock(mu_);
   const int64_t since = snapshot.generation_;
   bool rebuild_lists = snapshot.tree_version_ != tree_version_;
-  bool rebuild_affinity = false;
 
   for (const NodeInfo& info : recent_) {
     if (info.generation() <= since) break;  // the rest is older than the snapshot
@@ -336,22 +335,12 @@ Status CacheImpl::UpdateSnapshot(Snapshot& snapshot) {
       it->second.info = std::move(copy);
       continue;
     }
-    const NodeInfo& old = *it->second.info;
-    if ((old.pods_with_affinity() > 0) != (copy->pods_with_affinity() > 0) ||
-        (old.pods_with_required_anti_affinity() > 0) != (copy->pods_with_required_anti_affinity() > 0)) {
-      rebuild_affinity = true;
-    }
-    // Valid even when the affinity lists are rebuilt below: until then the recorded
-    // positions still describe them.
     snapshot.ReplaceInLists(it->second, std::move(copy));
+    snapshot.UpdateAffinityMembership(it->second);
   }
   if (!recent_.empty()) snapshot.generation_ = std::max(snapshot.generation_, recent_.front().generation());
 
-  if (rebuild_lists) {
-    RebuildSnapshotListsLocked(snapshot);
-  } else if (rebuild_affinity) {
-    snapshot.RebuildAffinityLists();
-  }
+  if (rebuild_lists) RebuildSnapshotListsLocked(snapshot);
 
   if (snapshot.list_.size() != tree_.num_nodes() || snapshot.by_name_.size() != tree_.num_nodes()) {
     std::string message = "snapshot state is not consistent, length of NodeInfoList=" +

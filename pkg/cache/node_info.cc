@@ -105,16 +105,6 @@ MilliList PodRequests(const api::Pod& pod, bool non_zero) {
   return reqs;
 }
 
-bool HasPodAffinity(const api::Pod& pod) {
-  const auto& a = pod.spec.affinity;
-  return a.has_value() && (a->pod_affinity.has_value() || a->pod_anti_affinity.has_value());
-}
-
-bool HasRequiredAntiAffinity(const api::Pod& pod) {
-  const auto& a = pod.spec.affinity;
-  return a.has_value() && a->pod_anti_affinity.has_value() && !a->pod_anti_affinity->required.empty();
-}
-
 HostPort Sanitize(HostPort p) {
   if (p.ip.empty()) p.ip = kBindAllHostIp;
   if (p.protocol.empty()) p.protocol = "TCP";
@@ -310,8 +300,9 @@ const std::string& NodeInfo::name() const {
 void NodeInfo::AddPod(api::PodPtr pod) {
   PodEntry e;
   e.request = ComputePodRequest(*pod);
-  e.has_affinity = HasPodAffinity(*pod);
-  e.has_required_anti_affinity = HasRequiredAntiAffinity(*pod);
+  e.has_affinity = api::HasPodAffinityTerms(*pod);
+  e.has_required_anti_affinity = api::HasRequiredPodAntiAffinity(*pod);
+  if (e.has_affinity) e.affinity_terms = api::ParsePodAffinityTerms(*pod);
   requested_.Add(e.request.request);
   non_zero_requested_.milli_cpu += e.request.non_zero_milli_cpu;
   non_zero_requested_.memory += e.request.non_zero_memory;

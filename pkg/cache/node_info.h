@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "pkg/api/pod_affinity.h"
 #include "pkg/api/types.h"
 
 namespace ksched::cache {
@@ -88,6 +89,9 @@ struct PodEntry {
   PodRequest request;
   bool has_affinity = false;                // pod affinity or anti-affinity (any)
   bool has_required_anti_affinity = false;  // required pod anti-affinity
+  // The pod's affinity terms, parsed once when the pod is added (null without any);
+  // shared by every copy of the entry (snapshots).
+  std::shared_ptr<const api::PodAffinityTerms> affinity_terms;
 };
 
 struct ImageStateSummary {

@@ -66,6 +66,29 @@ void Snapshot::RebuildAffinityLists() {
   }
 }
 
+void Snapshot::UpdateMembership(std::vector<NodeInfoPtr>& list, size_t Entry::*index, Entry& entry,
+                                bool member) {
+  size_t& at = entry.*index;
+  if (member == (at != kNotListed)) return;
+  if (member) {
+    at = list.size();
+    list.push_back(entry.info);
+    return;
+  }
+  if (at != list.size() - 1) {
+    list[at] = std::move(list.back());
+    by_name_.find(list[at]->name())->second.*index = at;
+  }
+  list.pop_back();
+  at = kNotListed;
+}
+
+void Snapshot::UpdateAffinityMembership(Entry& entry) {
+  UpdateMembership(with_affinity_, &Entry::affinity_index, entry, entry.info->pods_with_affinity() > 0);
+  UpdateMembership(with_required_anti_affinity_, &Entry::anti_affinity_index, entry,
+                   entry.info->pods_with_required_anti_affinity() > 0);
+}
+
 void Snapshot::ReplaceInLists(Entry& entry, NodeInfoPtr info) {
   list_[entry.list_index] = info;
   if (entry.affinity_index != kNotListed) with_affinity_[entry.affinity_index] = info;

@@ -44,6 +44,11 @@ class Snapshot {
 
   // Rebuilds with_affinity_ and with_required_anti_affinity_ from list_.
   void RebuildAffinityLists();
+  // After entry.info changed: adds it to or removes it from the affinity lists when its
+  // pods started or stopped having (anti-)affinity. O(1): a removal moves the last
+  // element into the hole (the lists' order carries no meaning).
+  void UpdateAffinityMembership(Entry& entry);
+  void UpdateMembership(std::vector<NodeInfoPtr>& list, size_t Entry::*index, Entry& entry, bool member);
   // Points every list slot of this entry at `info` (same list membership assumed).
   void ReplaceInLists(Entry& entry, NodeInfoPtr info);
 

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pkg/api/cluster_lister.h"
 #include "pkg/api/types.h"
 #include "pkg/cache/node_info.h"
 #include "pkg/cache/snapshot.h"
@@ -123,6 +124,9 @@ class Handle {
   virtual const PodNominator* Nominator() const = 0;
   virtual PodBinder& Binder() = 0;
   virtual int Parallelism() const = 0;
+  // Namespaces' labels and the selectors of Services and workload controllers (for
+  // InterPodAffinity's namespaceSelector and PodTopologySpread's system defaults).
+  virtual const api::ClusterLister& Lister() const { return api::EmptyClusterLister(); }
 };
 
 // ---- extension points --------------------------------------------------------------------------

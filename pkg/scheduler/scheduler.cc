@@ -74,6 +74,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
     fopts.snapshot = &s->snapshot_;
     fopts.nominator = s->nominator_view_.get();
     fopts.binder = s->writer_.get();
+    fopts.lister = s->options_.cluster_lister;
     fopts.parallelizer = s->parallelizer_.get();
     fopts.parallelism = cfg.parallelism;
     fopts.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;

@@ -51,6 +51,8 @@ struct SchedulerOptions {
   Clock::duration pod_max_in_unschedulable = std::chrono::minutes(5);
   // Looks a pod up in the informer store by "namespace/name" (failure handler re-read).
   std::function<api::PodPtr(const std::string& key)> pod_lister;
+  // Namespaces, Services and workload controllers for the plugins (null: none known).
+  const api::ClusterLister* cluster_lister = nullptr;
   queue::QueueMetricsRecorder* queue_metrics = nullptr;
   framework::runtime::MetricsRecorder* framework_metrics = nullptr;
   SchedulerMetrics* metrics = nullptr;

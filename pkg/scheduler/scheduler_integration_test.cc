@@ -11,6 +11,7 @@
 #include "pkg/framework/registry.h"
 #include "pkg/scheduler/scheduler.h"
 #include "tests/e2e/control_plane.h"
+#include "tests/e2e/scheduler_harness.h"
 #include "tests/fakes/event_log.h"
 #include "tests/fakes/objects.h"
 
@@ -20,20 +21,11 @@ namespace {
 using namespace std::chrono_literals;
 using informers::Verb;
 using ksched::testing::ControlPlane;
+using ksched::testing::ListPods;
+using ksched::testing::Post;
+using Harness = ksched::testing::SchedulerHarness;
 
-informers::ApiClientPtr Client() {
-  auto cfg = informers::LoadKubeconfig(ControlPlane::Get().kubeconfig());
-  EXPECT_TRUE(cfg.ok());
-  cfg->qps = 0;
-  auto c = informers::NewCurlApiClient(*cfg);
-  EXPECT_TRUE(c.ok());
-  return std::move(*c);
-}
-
-void Post(informers::ApiClient& c, const std::string& path, const std::string& body) {
-  auto r = c.Do({.verb = Verb::kPost, .path = path, .body = body});
-  ASSERT_TRUE(r.ok() || r.status().code() == StatusCode::kAlreadyExists) << path << ": " << r.status().ToString();
-}
+informers::ApiClientPtr Client() { return ksched::testing::AdminClient(); }
 
 void CreateNode(informers::ApiClient& c, const std::string& name, const std::string& cpu, const std::string& label) {
   api::Node n = ksched::testing::TestNode(name, *api::Quantity::Parse(cpu), *api::Quantity::Parse("16Gi"));
@@ -46,68 +38,6 @@ std::string PodBody(const std::string& ns, const std::string& name, const std::s
   api::Pod p = ksched::testing::TestPod(ns, name, scheduler, {{"cpu", *api::Quantity::Parse(cpu)}});
   p.spec.node_selector.Set("test-group", group);
   return api::EncodePod(p);
-}
-
-// A running ksched: informers feeding a Scheduler, as cmd/ksched wires them.
-class Harness {
- public:
-  // `customize` may add plugins to the registry and enable them in each profile.
-  using Customize = std::function<void(config::KubeSchedulerProfile&, framework::Registry&)>;
-  explicit Harness(std::vector<std::string> profiles, Customize customize = nullptr)
-      : bind_(Client()), status_(Client()), watch_(Client()) {
-    framework::Registry registry = framework::InTreeRegistry();
-    config::KubeSchedulerConfiguration cfg;
-    config::SetDefaults(cfg);
-    auto base = cfg.profiles.at(0);
-    cfg.profiles.clear();
-    for (const auto& name : profiles) {
-      auto p = base;
-      p.scheduler_name = name;
-      if (customize) customize(p, registry);
-      cfg.profiles.push_back(p);
-    }
-    pods_ = std::make_unique<informers::PodInformer>(
-        *watch_, "/api/v1/pods", informers::InformerOptions{.field_selector = informers::kNonTerminalPodsSelector});
-    nodes_ = std::make_unique<informers::NodeInformer>(*watch_, "/api/v1/nodes");
-    SchedulerOptions o;
-    o.config = cfg;
-    o.registry = std::move(registry);
-    o.bind_client = bind_.get();
-    o.status_client = status_.get();
-    o.pod_lister = [this](const std::string& key) { return pods_->Get(key); };
-    auto s = Scheduler::New(std::move(o));
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
-    sched_ = std::move(*s);
-    pods_->AddHandler(&sched_->pod_handler());
-    nodes_->AddHandler(&sched_->node_handler());
-    nodes_->Start();
-    pods_->Start();
-    EXPECT_TRUE(nodes_->WaitForSync(30s));
-    EXPECT_TRUE(pods_->WaitForSync(30s));
-    sched_->Run();
-  }
-  ~Harness() {
-    sched_->Stop(5s);
-    pods_->Stop();
-    nodes_->Stop();
-  }
-  informers::PodInformer& pods() { return *pods_; }
-  informers::NodeInformer& nodes() { return *nodes_; }
-  Scheduler& scheduler() { return *sched_; }
-
- private:
-  informers::ApiClientPtr bind_, status_, watch_;
-  std::unique_ptr<informers::PodInformer> pods_;
-  std::unique_ptr<informers::NodeInformer> nodes_;
-  std::unique_ptr<Scheduler> sched_;
-};
-
-api::ObjectList<api::Pod> ListPods(informers::ApiClient& c, const std::string& ns) {
-  auto r = c.Do({.path = "/api/v1/namespaces/" + ns + "/pods"});
-  EXPECT_TRUE(r.ok());
-  auto l = api::DecodePodList(r->body);
-  EXPECT_TRUE(l.ok());
-  return std::move(*l);
 }
 
 using ksched::testing::Eventually;

@@ -37,6 +37,8 @@ struct FrameworkOptions {
   const cache::Snapshot* snapshot = nullptr;
   const PodNominator* nominator = nullptr;
   PodBinder* binder = nullptr;
+  // Null: plugins see no namespaces, Services or controllers.
+  const api::ClusterLister* lister = nullptr;
   // Shared by the profiles of one scheduler; null: the framework makes its own pool of
   // `parallelism` threads.
   Parallelizer* parallelizer = nullptr;
@@ -62,6 +64,9 @@ class Framework : public Handle {
   const PodNominator* Nominator() const override { return options_.nominator; }
   PodBinder& Binder() override;
   int Parallelism() const override { return parallelizer_->parallelism(); }
+  const api::ClusterLister& Lister() const override {
+    return options_.lister != nullptr ? *options_.lister : api::EmptyClusterLister();
+  }
 
   void SetSnapshot(const cache::Snapshot* snapshot) { snapshot_.store(snapshot, std::memory_order_release); }
   const std::string& ProfileName() const { return profile_name_; }

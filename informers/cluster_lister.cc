@@ -1,0 +1,181 @@
+#include "informers/cluster_lister.h"
+
+#include <algorithm>
+
+namespace ksched::informers {
+namespace {
+
+// A Service's or ReplicationController's selector, sharing the object; nullopt when it
+// selects nothing. An empty map selects nothing rather than everything (upstream
+// GetPodServices skips nil selectors, and the API server sends empty ones as absent;
+// GetPodControllers skips empty ones).
+template <typename T>
+std::optional<std::shared_ptr<const api::StringMap>> MapSelector(const std::shared_ptr<const T>& obj,
+                                                                 const api::StringMap* selector) {
+  if (selector == nullptr || selector->empty()) return std::nullopt;
+  return std::shared_ptr<const api::StringMap>(obj, selector);
+}
+
+}  // namespace
+
+// Parsed here, on the informer's thread, so DefaultSpreadSelector never parses. As
+// upstream GetPodReplicaSets / GetPodStatefulSets, a null or empty selector selects
+// nothing; so does an invalid one (the API server's validation keeps those out).
+template <typename T>
+std::optional<ClusterIndex::WorkloadSelector> ClusterIndex::ParseWorkload(const std::shared_ptr<const T>& obj) {
+  if (!obj->selector) return std::nullopt;
+  auto matcher = api::LabelSelectorMatcher::Parse(*obj->selector);
+  if (!matcher.ok() || matcher->Empty()) return std::nullopt;
+  return WorkloadSelector{std::shared_ptr<const api::LabelSelector>(obj, &*obj->selector), std::move(*matcher)};
+}
+
+template <typename V>
+void ClusterIndex::Set(ByName<V> Selecting::*member, const api::LeanObjectMeta& meta, std::optional<V> value) {
+  MutexLock lock(mu_);
+  auto it = by_namespace_.find(meta.namespace_);
+  if (value) {
+    if (it == by_namespace_.end()) it = by_namespace_.emplace(meta.namespace_, Selecting{}).first;
+    (it->second.*member).insert_or_assign(meta.name, std::move(*value));
+    return;
+  }
+  if (it == by_namespace_.end()) return;
+  auto& by_name = it->second.*member;
+  if (auto e = by_name.find(meta.name); e != by_name.end()) by_name.erase(e);
+  if (it->second.empty()) by_namespace_.erase(it);
+}
+
+void ClusterIndex::Put(const api::NamespacePtr& ns) {
+  std::shared_ptr<const api::StringMap> labels(ns, &ns->metadata.labels);
+  MutexLock lock(mu_);
+  namespace_labels_.insert_or_assign(ns->metadata.name, std::move(labels));
+}
+
+void ClusterIndex::Remove(const api::Namespace& ns) {
+  MutexLock lock(mu_);
+  if (auto it = namespace_labels_.find(ns.metadata.name); it != namespace_labels_.end()) namespace_labels_.erase(it);
+}
+
+void ClusterIndex::Put(const api::ServicePtr& svc) {
+  Set(&Selecting::services, svc->metadata, MapSelector(svc, svc->selector ? &*svc->selector : nullptr));
+}
+
+void ClusterIndex::Remove(const api::Service& svc) {
+  Set<std::shared_ptr<const api::StringMap>>(&Selecting::services, svc.metadata, std::nullopt);
+}
+
+void ClusterIndex::Put(const api::ReplicationControllerPtr& rc) {
+  Set(&Selecting::controllers, rc->metadata, MapSelector(rc, &rc->selector));
+}
+
+void ClusterIndex::Remove(const api::ReplicationController& rc) {
+  Set<std::shared_ptr<const api::StringMap>>(&Selecting::controllers, rc.metadata, std::nullopt);
+}
+
+void ClusterIndex::Put(const api::ReplicaSetPtr& rs) {
+  Set(&Selecting::replica_sets, rs->metadata, ParseWorkload(rs));
+}
+
+void ClusterIndex::Remove(const api::ReplicaSet& rs) {
+  Set<WorkloadSelector>(&Selecting::replica_sets, rs.metadata, std::nullopt);
+}
+
+void ClusterIndex::Put(const api::StatefulSetPtr& ss) {
+  Set(&Selecting::stateful_sets, ss->metadata, ParseWorkload(ss));
+}
+
+void ClusterIndex::Remove(const api::StatefulSet& ss) {
+  Set<WorkloadSelector>(&Selecting::stateful_sets, ss.metadata, std::nullopt);
+}
+
+std::optional<api::StringMap> ClusterIndex::NamespaceLabels(std::string_view name) const {
+  MutexLock lock(mu_);
+  auto it = namespace_labels_.find(name);
+  if (it == namespace_labels_.end()) return std::nullopt;
+  return *it->second;
+}
+
+std::vector<std::string> ClusterIndex::NamespacesMatching(const api::LabelSelectorMatcher& selector) const {
+  std::vector<std::string> out;
+  MutexLock lock(mu_);
+  for (const auto& [name, labels] : namespace_labels_) {  // sorted by name
+    if (selector.Matches(*labels)) out.push_back(name);
+  }
+  return out;
+}
+
+// upstream helper.DefaultSelector with client-go's GetPodControllers, GetPodReplicaSets
+// and GetPodStatefulSets: only objects of the pod's namespace, and a pod without labels
+// is selected by none of them.
+api::LabelSelector ClusterIndex::DefaultSpreadSelector(const api::Pod& pod) const {
+  api::LabelSelector out;
+  const api::StringMap& labels = pod.metadata.labels;
+  if (labels.empty()) return out;
+  MutexLock lock(mu_);
+  auto it = by_namespace_.find(pod.metadata.namespace_);
+  if (it == by_namespace_.end()) return out;
+  const Selecting& sel = it->second;
+  // Whatever selects the same pod cannot disagree on a key's value, so merging is safe.
+  for (const auto* by_name : {&sel.services, &sel.controllers}) {
+    for (const auto& [name, selector] : *by_name) {
+      if (!api::MatchesNodeSelectorMap(*selector, labels)) continue;
+      for (const auto& [k, v] : *selector) out.match_labels.Set(k, v);
+    }
+  }
+  for (const auto* by_name : {&sel.replica_sets, &sel.stateful_sets}) {
+    for (const auto& [name, w] : *by_name) {
+      if (!w.matcher.Matches(labels)) continue;
+      for (const auto& [k, v] : w.selector->match_labels) {
+        out.match_expressions.push_back({k, api::SelectorOperator::kIn, {v}});
+      }
+      out.match_expressions.insert(out.match_expressions.end(), w.selector->match_expressions.begin(),
+                                   w.selector->match_expressions.end());
+    }
+  }
+  return out;
+}
+
+ClusterListers::ClusterListers(ApiClient& client, const InformerOptions& options)
+    : namespaces_(client, "/api/v1/namespaces", options),
+      services_(client, "/api/v1/services", options),
+      controllers_(client, "/api/v1/replicationcontrollers", options),
+      replica_sets_(client, "/apis/apps/v1/replicasets", options),
+      stateful_sets_(client, "/apis/apps/v1/statefulsets", options) {
+  namespaces_.AddHandler(&namespace_feeder_);
+  services_.AddHandler(&service_feeder_);
+  controllers_.AddHandler(&controller_feeder_);
+  replica_sets_.AddHandler(&replica_set_feeder_);
+  stateful_sets_.AddHandler(&stateful_set_feeder_);
+}
+
+void ClusterListers::Start() {
+  namespaces_.Start();
+  services_.Start();
+  controllers_.Start();
+  replica_sets_.Start();
+  stateful_sets_.Start();
+}
+
+void ClusterListers::Stop() {
+  namespaces_.Stop();
+  services_.Stop();
+  controllers_.Stop();
+  replica_sets_.Stop();
+  stateful_sets_.Stop();
+}
+
+bool ClusterListers::HasSynced() const {
+  return namespaces_.HasSynced() && services_.HasSynced() && controllers_.HasSynced() &&
+         replica_sets_.HasSynced() && stateful_sets_.HasSynced();
+}
+
+bool ClusterListers::WaitForSync(std::chrono::milliseconds timeout) const {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto left = [&] {
+    return std::max(std::chrono::milliseconds(0),
+                    std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
+  };
+  return namespaces_.WaitForSync(left()) && services_.WaitForSync(left()) && controllers_.WaitForSync(left()) &&
+         replica_sets_.WaitForSync(left()) && stateful_sets_.WaitForSync(left());
+}
+
+}  // namespace ksched::informers

@@ -1,0 +1,135 @@
+// api::ClusterLister over informers: namespaces (for their labels) and the Services,
+// ReplicationControllers, ReplicaSets and StatefulSets that select pods (for upstream's
+// helper.DefaultSelector). The objects keep only metadata and selectors
+// (pkg/api/workloads.h); an index by namespace, kept by the informers' event handlers,
+// makes DefaultSpreadSelector cost one map lookup plus the selectors of the pod's own
+// namespace, with workload selectors parsed once per object version rather than per
+// call.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "informers/informer.h"
+#include "pkg/api/cluster_lister.h"
+#include "pkg/api/selector.h"
+#include "pkg/api/workloads.h"
+#include "pkg/util/mutex.h"
+
+namespace ksched::informers {
+
+// The lookups over objects put in and removed by event handlers (see IndexFeeder).
+// Thread-safe: handlers write from informer threads while the scheduler reads.
+class ClusterIndex final : public api::ClusterLister {
+ public:
+  // Adds or replaces an object by namespace and name. Objects that select no pod (an
+  // empty, absent or invalid selector) are dropped, as are their previous versions.
+  void Put(const api::NamespacePtr& ns) EXCLUDES(mu_);
+  void Put(const api::ServicePtr& svc) EXCLUDES(mu_);
+  void Put(const api::ReplicationControllerPtr& rc) EXCLUDES(mu_);
+  void Put(const api::ReplicaSetPtr& rs) EXCLUDES(mu_);
+  void Put(const api::StatefulSetPtr& ss) EXCLUDES(mu_);
+  void Remove(const api::Namespace& ns) EXCLUDES(mu_);
+  void Remove(const api::Service& svc) EXCLUDES(mu_);
+  void Remove(const api::ReplicationController& rc) EXCLUDES(mu_);
+  void Remove(const api::ReplicaSet& rs) EXCLUDES(mu_);
+  void Remove(const api::StatefulSet& ss) EXCLUDES(mu_);
+
+  std::optional<api::StringMap> NamespaceLabels(std::string_view name) const override EXCLUDES(mu_);
+  std::vector<std::string> NamespacesMatching(const api::LabelSelectorMatcher& selector) const override
+      EXCLUDES(mu_);
+  // Selectors of one namespace are visited in name order: Services, then RCs (into
+  // match_labels), then ReplicaSets, then StatefulSets (into match_expressions).
+  api::LabelSelector DefaultSpreadSelector(const api::Pod& pod) const override EXCLUDES(mu_);
+
+ private:
+  // A ReplicaSet's or StatefulSet's selector (sharing the object) and its parsed form.
+  struct WorkloadSelector {
+    std::shared_ptr<const api::LabelSelector> selector;
+    api::LabelSelectorMatcher matcher;
+  };
+  template <typename V>
+  using ByName = std::map<std::string, V, std::less<>>;
+  // The objects of one namespace that select pods, by name.
+  struct Selecting {
+    ByName<std::shared_ptr<const api::StringMap>> services, controllers;
+    ByName<WorkloadSelector> replica_sets, stateful_sets;
+    bool empty() const {
+      return services.empty() && controllers.empty() && replica_sets.empty() && stateful_sets.empty();
+    }
+  };
+
+  // Sets (or with nullopt, erases) the entry of `meta` in `member` of its namespace.
+  template <typename V>
+  void Set(ByName<V> Selecting::*member, const api::LeanObjectMeta& meta, std::optional<V> value) EXCLUDES(mu_);
+  template <typename T>
+  static std::optional<WorkloadSelector> ParseWorkload(const std::shared_ptr<const T>& obj);
+
+  mutable Mutex mu_;
+  ByName<std::shared_ptr<const api::StringMap>> namespace_labels_ GUARDED_BY(mu_);  // shares the Namespace
+  ByName<Selecting> by_namespace_ GUARDED_BY(mu_);
+};
+
+// Routes one informer's events into a ClusterIndex.
+template <typename T>
+class IndexFeeder final : public EventHandler<T> {
+ public:
+  explicit IndexFeeder(ClusterIndex& index) : index_(index) {}
+  void OnAdd(const std::shared_ptr<const T>& obj) override { index_.Put(obj); }
+  void OnUpdate(const std::shared_ptr<const T>& /*old_obj*/, const std::shared_ptr<const T>& new_obj) override {
+    index_.Put(new_obj);
+  }
+  void OnDelete(const Deleted<T>& deleted) override { index_.Remove(*deleted.last_known); }
+
+ private:
+  ClusterIndex& index_;
+};
+
+// The five informers (cluster-wide, as kube-scheduler's shared informer factory) and
+// the index they feed. The lookups answer from whatever has been delivered so far; wait
+// for WaitForSync before scheduling so they reflect the whole cluster.
+class ClusterListers final : public api::ClusterLister {
+ public:
+  explicit ClusterListers(ApiClient& client, const InformerOptions& options = {});
+  ClusterListers(const ClusterListers&) = delete;
+  ClusterListers& operator=(const ClusterListers&) = delete;
+
+  void Start();
+  void Stop();
+  // True once every informer has delivered its first list.
+  bool HasSynced() const;
+  // Blocks until HasSynced() or `timeout` (real time, for all five together) passes.
+  bool WaitForSync(std::chrono::milliseconds timeout) const;
+
+  std::optional<api::StringMap> NamespaceLabels(std::string_view name) const override {
+    return index_.NamespaceLabels(name);
+  }
+  std::vector<std::string> NamespacesMatching(const api::LabelSelectorMatcher& selector) const override {
+    return index_.NamespacesMatching(selector);
+  }
+  api::LabelSelector DefaultSpreadSelector(const api::Pod& pod) const override {
+    return index_.DefaultSpreadSelector(pod);
+  }
+
+ private:
+  // Declared before the informers, whose threads feed them: destroyed after they stop.
+  ClusterIndex index_;
+  IndexFeeder<api::Namespace> namespace_feeder_{index_};
+  IndexFeeder<api::Service> service_feeder_{index_};
+  IndexFeeder<api::ReplicationController> controller_feeder_{index_};
+  IndexFeeder<api::ReplicaSet> replica_set_feeder_{index_};
+  IndexFeeder<api::StatefulSet> stateful_set_feeder_{index_};
+
+  NamespaceInformer namespaces_;
+  ServiceInformer services_;
+  ReplicationControllerInformer controllers_;
+  ReplicaSetInformer replica_sets_;
+  StatefulSetInformer stateful_sets_;
+};
+
+}  // namespace ksched::informers

@@ -1,0 +1,151 @@
+// ClusterListers against a real kube-apiserver + etcd: a labelled namespace and a
+// Service, ReplicationController, ReplicaSet and StatefulSet selecting the same pods are
+// listed and watched into NamespaceLabels / NamespacesMatching / DefaultSpreadSelector,
+// and label changes, selector changes and deletes show up there.
+#include <gtest/gtest.h>
+
+#include "informers/cluster_lister.h"
+#include "informers/curl_client.h"
+#include "informers/rest_config.h"
+#include "tests/e2e/control_plane.h"
+#include "tests/fakes/event_log.h"
+
+namespace ksched::informers {
+namespace {
+
+using namespace std::chrono_literals;
+using api::LabelSelector;
+using api::LabelSelectorRequirement;
+using api::SelectorOperator;
+using api::StringMap;
+using ksched::testing::ControlPlane;
+
+ApiClientPtr AdminClient() {
+  auto cfg = LoadKubeconfig(ControlPlane::Get().kubeconfig());
+  EXPECT_TRUE(cfg.ok()) << cfg.status().ToString();
+  cfg->qps = 0;
+  auto c = NewCurlApiClient(*cfg);
+  EXPECT_TRUE(c.ok());
+  return std::move(*c);
+}
+
+void Post(ApiClient& c, const std::string& path, const std::string& body) {
+  auto r = c.Do({.verb = Verb::kPost, .path = path, .body = body});
+  ASSERT_TRUE(r.ok()) << path << ": " << r.status().ToString();
+}
+
+void MergePatch(ApiClient& c, const std::string& path, const std::string& body) {
+  auto r = c.Do({.verb = Verb::kPatch, .path = path, .body = body, .content_type = std::string(kContentMergePatch)});
+  ASSERT_TRUE(r.ok()) << path << ": " << r.status().ToString();
+}
+
+// Background propagation: an RC's default is to orphan its pods, which holds the RC
+// behind a finalizer until the garbage collector (not running here) removes it.
+void Delete(ApiClient& c, const std::string& path) {
+  auto r = c.Do({.verb = Verb::kDelete, .path = path + "?propagationPolicy=Background"});
+  ASSERT_TRUE(r.ok()) << path << ": " << r.status().ToString();
+}
+
+constexpr char kNs[] = "cl-int";
+
+// A pod template every workload below can use: its labels satisfy all their selectors.
+constexpr char kTemplate[] =
+    R"({"metadata":{"labels":{"app":"web","tier":"fe"}},"spec":{"containers":[{"name":"c","image":"pause"}]}})";
+
+std::string ServiceJson(const std::string& selector) {
+  return R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"web"},"spec":{"selector":)" + selector +
+         R"(,"ports":[{"port":80}]}})";
+}
+
+bool WaitFor(const std::function<bool()>& pred) { return ksched::testing::Eventually(pred, 30s); }
+
+api::Pod WebPod() {
+  api::Pod p;
+  p.metadata.namespace_ = kNs;
+  p.metadata.name = "web-0";
+  p.metadata.labels = {{"app", "web"}, {"tier", "fe"}};
+  return p;
+}
+
+TEST(ClusterListerIntegrationTest, FollowsNamespacesAndWorkloads) {
+  auto c = AdminClient();
+  InformerOptions opts;
+  opts.initial_backoff = 100ms;
+  opts.max_backoff = 1s;
+  ClusterListers listers(*c, opts);
+  listers.Start();
+  ASSERT_TRUE(listers.WaitForSync(60s));
+  // The control plane's own namespaces are listed.
+  EXPECT_TRUE(WaitFor([&] { return listers.NamespaceLabels("kube-system").has_value(); }));
+
+  Post(*c, "/api/v1/namespaces",
+       std::string(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") + kNs +
+           R"(","labels":{"team":"shop","env":"test"}}})");
+  ASSERT_TRUE(WaitFor([&] { return listers.NamespaceLabels(kNs).has_value(); }));
+  auto labels = listers.NamespaceLabels(kNs);
+  const std::string* team = labels->Get("team");
+  ASSERT_NE(team, nullptr);
+  EXPECT_EQ(*team, "shop");
+  auto env_test = api::LabelSelectorMatcher::Parse(LabelSelector{{{"env", "test"}}, {}});
+  auto env_prod = api::LabelSelectorMatcher::Parse(LabelSelector{{{"env", "prod"}}, {}});
+  ASSERT_TRUE(env_test.ok() && env_prod.ok());
+  EXPECT_EQ(listers.NamespacesMatching(*env_test), std::vector<std::string>{kNs});
+
+  const std::string ns_path = std::string("/api/v1/namespaces/") + kNs;
+  Post(*c, ns_path + "/services", ServiceJson(R"({"app":"web"})"));
+  Post(*c, ns_path + "/replicationcontrollers",
+       std::string(R"({"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"legacy"},)"
+                   R"("spec":{"replicas":0,"selector":{"app":"web","tier":"fe"},"template":)") +
+           kTemplate + "}}");
+  const std::string apps_path = std::string("/apis/apps/v1/namespaces/") + kNs;
+  Post(*c, apps_path + "/replicasets",
+       std::string(R"({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-1"},)"
+                   R"("spec":{"replicas":0,"selector":{"matchLabels":{"app":"web"},)"
+                   R"("matchExpressions":[{"key":"track","operator":"NotIn","values":["canary"]}]},"template":)") +
+           kTemplate + "}}");
+  Post(*c, apps_path + "/statefulsets",
+       std::string(R"({"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"db"},)"
+                   R"("spec":{"replicas":0,"serviceName":"web","selector":{"matchLabels":{"tier":"fe"}},"template":)") +
+           kTemplate + "}}");
+
+  const LabelSelector want{
+      {{"app", "web"}, {"tier", "fe"}},  // Service + RC
+      {{"app", SelectorOperator::kIn, {"web"}},
+       {"track", SelectorOperator::kNotIn, {"canary"}},  // ReplicaSet
+       {"tier", SelectorOperator::kIn, {"fe"}}}};        // StatefulSet
+  EXPECT_TRUE(WaitFor([&] { return listers.DefaultSpreadSelector(WebPod()) == want; }))
+      << "got " << listers.DefaultSpreadSelector(WebPod()).match_expressions.size() << " requirements";
+  // Other namespaces and pods without labels are selected by nothing.
+  api::Pod elsewhere = WebPod();
+  elsewhere.metadata.namespace_ = "default";
+  EXPECT_EQ(listers.DefaultSpreadSelector(elsewhere), LabelSelector{});
+  api::Pod unlabelled = WebPod();
+  unlabelled.metadata.labels = {};
+  EXPECT_EQ(listers.DefaultSpreadSelector(unlabelled), LabelSelector{});
+
+  // Label and selector changes.
+  MergePatch(*c, ns_path, R"({"metadata":{"labels":{"env":"prod"}}})");
+  EXPECT_TRUE(WaitFor([&] { return listers.NamespacesMatching(*env_prod) == std::vector<std::string>{kNs}; }));
+  EXPECT_TRUE(listers.NamespacesMatching(*env_test).empty());
+  MergePatch(*c, ns_path + "/services/web", R"({"spec":{"selector":{"app":"web","v":"2"}}})");
+  // Now the Service selects only pods labelled v=2 (web-0 keeps app and tier from the RC).
+  api::Pod v2 = WebPod();
+  v2.metadata.labels.Set("v", "2");
+  EXPECT_TRUE(WaitFor([&] {
+    return listers.DefaultSpreadSelector(v2).match_labels == StringMap{{"app", "web"}, {"tier", "fe"}, {"v", "2"}};
+  }));
+  EXPECT_EQ(listers.DefaultSpreadSelector(WebPod()), want);
+
+  // Deletes.
+  Delete(*c, apps_path + "/statefulsets/db");
+  Delete(*c, apps_path + "/replicasets/web-1");
+  EXPECT_TRUE(WaitFor([&] { return listers.DefaultSpreadSelector(WebPod()).match_expressions.empty(); }));
+  EXPECT_EQ(listers.DefaultSpreadSelector(WebPod()).match_labels, (StringMap{{"app", "web"}, {"tier", "fe"}}));
+  Delete(*c, ns_path + "/replicationcontrollers/legacy");
+  Delete(*c, ns_path + "/services/web");
+  EXPECT_TRUE(WaitFor([&] { return listers.DefaultSpreadSelector(WebPod()) == LabelSelector{}; }));
+  listers.Stop();
+}
+
+}  // namespace
+}  // namespace ksched::informers

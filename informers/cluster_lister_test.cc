@@ -1,0 +1,361 @@
+// ClusterIndex / ClusterListers: the same answers as tests/fakes' FakeClusterLister
+// (upstream helper.DefaultSelector's rules) on the same objects, kept current through
+// informer events, and the five informers behind ClusterListers.
+#include "informers/cluster_lister.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <tuple>
+
+#include "informers/curl_client.h"
+#include "tests/fakes/fake_api_server.h"
+#include "tests/fakes/fake_cluster_lister.h"
+
+namespace ksched::informers {
+namespace {
+
+using namespace std::chrono_literals;
+using api::LabelSelector;
+using api::SelectorOperator;
+using api::StringMap;
+using ksched::testing::FakeClusterLister;
+
+api::LeanObjectMeta Meta(const std::string& ns, const std::string& name) {
+  api::LeanObjectMeta m;
+  m.namespace_ = ns;
+  m.name = name;
+  return m;
+}
+
+api::NamespacePtr MakeNamespace(const std::string& name, StringMap labels) {
+  auto n = std::make_shared<api::Namespace>();
+  n->metadata.name = name;
+  n->metadata.labels = std::move(labels);
+  return n;
+}
+
+api::ServicePtr MakeService(const std::string& ns, const std::string& name, std::optional<StringMap> selector) {
+  auto s = std::make_shared<api::Service>();
+  s->metadata = Meta(ns, name);
+  s->selector = std::move(selector);
+  return s;
+}
+
+api::ReplicationControllerPtr MakeRc(const std::string& ns, const std::string& name, StringMap selector) {
+  auto rc = std::make_shared<api::ReplicationController>();
+  rc->metadata = Meta(ns, name);
+  rc->selector = std::move(selector);
+  return rc;
+}
+
+template <typename T>
+std::shared_ptr<const T> MakeWorkload(const std::string& ns, const std::string& name,
+                                      std::optional<LabelSelector> selector) {
+  auto w = std::make_shared<T>();
+  w->metadata = Meta(ns, name);
+  w->selector = std::move(selector);
+  return w;
+}
+
+api::Pod MakePod(const std::string& ns, StringMap labels) {
+  api::Pod p;
+  p.metadata.namespace_ = ns;
+  p.metadata.name = "p";
+  p.metadata.labels = std::move(labels);
+  return p;
+}
+
+// The requirements as a set: AND does not depend on their order.
+LabelSelector Normalized(LabelSelector s) {
+  auto key = [](const api::LabelSelectorRequirement& r) { return std::tie(r.key, r.op, r.values); };
+  std::sort(s.match_expressions.begin(), s.match_expressions.end(),
+            [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  return s;
+}
+
+std::string Describe(const LabelSelector& s) {
+  std::string out = "{";
+  for (const auto& [k, v] : s.match_labels) out += k + "=" + v + " ";
+  for (const auto& r : s.match_expressions) {
+    out += r.key + " " + std::string(api::SelectorOperatorName(r.op)) + " (";
+    for (const auto& v : r.values) out += v + ",";
+    out += ") ";
+  }
+  return out + "}";
+}
+
+// Feeds the same objects to a ClusterIndex and to the reference fake.
+struct Both {
+  ClusterIndex index;
+  FakeClusterLister fake;
+
+  void Namespace(const std::string& name, StringMap labels) {
+    index.Put(MakeNamespace(name, labels));
+    fake.namespaces[name] = labels;
+  }
+  void Service(const std::string& ns, const std::string& name, std::optional<StringMap> selector) {
+    index.Put(MakeService(ns, name, selector));
+    fake.services.push_back({ns, selector.value_or(StringMap{})});
+  }
+  void Rc(const std::string& ns, const std::string& name, StringMap selector) {
+    index.Put(MakeRc(ns, name, selector));
+    fake.replication_controllers.push_back({ns, selector});
+  }
+  void Rs(const std::string& ns, const std::string& name, std::optional<LabelSelector> selector) {
+    index.Put(MakeWorkload<api::ReplicaSet>(ns, name, selector));
+    // The fake has no "absent": an empty selector selects nothing in both.
+    fake.replica_sets.push_back({ns, selector.value_or(LabelSelector{})});
+  }
+  void Sts(const std::string& ns, const std::string& name, std::optional<LabelSelector> selector) {
+    index.Put(MakeWorkload<api::StatefulSet>(ns, name, selector));
+    fake.stateful_sets.push_back({ns, selector.value_or(LabelSelector{})});
+  }
+
+  // Returns whether anything selects the pod.
+  bool ExpectAgree(const api::Pod& pod) const {
+    LabelSelector got = index.DefaultSpreadSelector(pod);
+    LabelSelector want = fake.DefaultSpreadSelector(pod);
+    EXPECT_EQ(Normalized(got), Normalized(want))
+        << "pod " << pod.metadata.namespace_ << " " << Describe(LabelSelector{pod.metadata.labels, {}}) << ": got "
+        << Describe(got) << ", want " << Describe(want);
+    return want != LabelSelector{};
+  }
+};
+
+LabelSelector Sel(StringMap match_labels, std::vector<api::LabelSelectorRequirement> exprs = {}) {
+  return LabelSelector{std::move(match_labels), std::move(exprs)};
+}
+
+TEST(ClusterIndexTest, DefaultSpreadSelectorAgreesWithReference) {
+  Both b;
+  // Services: a matching one, an empty and an absent selector (both select nothing),
+  // one in another namespace, one that does not match.
+  b.Service("prod", "web", StringMap{{"app", "web"}});
+  b.Service("prod", "empty", StringMap{});
+  b.Service("prod", "headless", std::nullopt);
+  b.Service("dev", "web", StringMap{{"app", "web"}, {"env", "dev"}});
+  b.Service("prod", "db", StringMap{{"app", "db"}});
+  b.Rc("prod", "legacy", StringMap{{"app", "web"}, {"tier", "fe"}});
+  b.Rc("prod", "empty", StringMap{});
+  // ReplicaSets / StatefulSets: labels and expressions, empty, absent, invalid (Gt is not
+  // allowed in pod label selectors; a bad key).
+  b.Rs("prod", "web-1", Sel({{"app", "web"}}, {{"track", SelectorOperator::kNotIn, {"canary"}}}));
+  b.Rs("prod", "empty", Sel({}));
+  b.Rs("prod", "absent", std::nullopt);
+  b.Rs("prod", "gt", Sel({}, {{"rank", SelectorOperator::kGt, {"1"}}}));
+  b.Rs("prod", "badkey", Sel({{"bad key!", "x"}}));
+  b.Rs("dev", "web-1", Sel({{"app", "web"}}));
+  b.Sts("prod", "web", Sel({}, {{"app", SelectorOperator::kIn, {"web", "api"}}, {"tier", SelectorOperator::kExists, {}}}));
+  b.Sts("prod", "empty", Sel({}));
+
+  const api::Pod pods[] = {
+      MakePod("prod", {{"app", "web"}}),
+      MakePod("prod", {{"app", "web"}, {"tier", "fe"}}),
+      MakePod("prod", {{"app", "web"}, {"tier", "fe"}, {"track", "canary"}}),
+      MakePod("prod", {{"app", "api"}, {"tier", "be"}}),
+      MakePod("prod", {{"app", "db"}}),
+      MakePod("prod", {{"rank", "5"}}),
+      MakePod("prod", {}),  // no labels: selected by nothing
+      MakePod("dev", {{"app", "web"}, {"env", "dev"}}),
+      MakePod("dev", {{"app", "web"}}),
+      MakePod("nowhere", {{"app", "web"}}),
+  };
+  for (const api::Pod& pod : pods) b.ExpectAgree(pod);
+
+  // Spot checks of the rules themselves.
+  LabelSelector web = b.index.DefaultSpreadSelector(pods[1]);
+  EXPECT_EQ(web.match_labels, (StringMap{{"app", "web"}, {"tier", "fe"}}));  // Service + RC merged
+  EXPECT_EQ(Normalized(Sel({}, web.match_expressions)),
+            Normalized(Sel({}, {{"app", SelectorOperator::kIn, {"web"}},
+                                {"track", SelectorOperator::kNotIn, {"canary"}},
+                                {"app", SelectorOperator::kIn, {"web", "api"}},
+                                {"tier", SelectorOperator::kExists, {}}})));
+  EXPECT_EQ(b.index.DefaultSpreadSelector(pods[5]), LabelSelector{});  // the Gt ReplicaSet is ignored
+  EXPECT_EQ(b.index.DefaultSpreadSelector(pods[6]), LabelSelector{});
+}
+
+TEST(ClusterIndexTest, RandomObjectsAgreeWithReference) {
+  std::mt19937 rng(42);
+  auto pick = [&](int n) { return static_cast<int>(rng() % n); };
+  const std::string namespaces[] = {"a", "b", "c"};
+  const std::string keys[] = {"app", "tier", "env"};
+  const std::string values[] = {"x", "y", "z"};
+  auto random_map = [&](int max) {
+    StringMap m;
+    for (int i = pick(max + 1); i > 0; --i) m.Set(keys[pick(3)], values[pick(3)]);
+    return m;
+  };
+  auto random_selector = [&]() -> std::optional<LabelSelector> {
+    if (pick(8) == 0) return std::nullopt;
+    LabelSelector s{random_map(2), {}};
+    for (int i = pick(3); i > 0; --i) {
+      static constexpr SelectorOperator kOps[] = {SelectorOperator::kIn, SelectorOperator::kNotIn,
+                                                  SelectorOperator::kExists, SelectorOperator::kDoesNotExist,
+                                                  SelectorOperator::kGt};
+      SelectorOperator op = kOps[pick(5)];
+      std::vector<std::string> vals;
+      if (op == SelectorOperator::kIn || op == SelectorOperator::kNotIn) vals = {values[pick(3)], values[pick(3)]};
+      if (op == SelectorOperator::kGt) vals = {"1"};  // invalid for pod selectors
+      s.match_expressions.push_back({keys[pick(3)], op, vals});
+    }
+    return s;
+  };
+  int selected = 0, pods = 0;
+  for (int round = 0; round < 20; ++round) {
+    Both b;
+    for (int i = 0; i < 12; ++i) {
+      const std::string& ns = namespaces[pick(3)];
+      const std::string name = "o" + std::to_string(i);
+      switch (pick(4)) {
+        case 0: b.Service(ns, name, pick(6) == 0 ? std::nullopt : std::optional<StringMap>(random_map(2))); break;
+        case 1: b.Rc(ns, name, random_map(2)); break;
+        case 2: b.Rs(ns, name, random_selector()); break;
+        default: b.Sts(ns, name, random_selector()); break;
+      }
+    }
+    for (int i = 0; i < 30; ++i, ++pods) selected += b.ExpectAgree(MakePod(namespaces[pick(3)], random_map(3)));
+  }
+  // Both outcomes are well represented.
+  EXPECT_GT(selected, pods / 10);
+  EXPECT_LT(selected, pods * 4 / 5);
+}
+
+TEST(ClusterIndexTest, NamespaceLookups) {
+  Both b;
+  b.Namespace("team-b", {{"env", "prod"}, {"team", "b"}});
+  b.Namespace("team-a", {{"env", "prod"}, {"team", "a"}});
+  b.Namespace("scratch", {});
+  auto prod = api::LabelSelectorMatcher::Parse(Sel({{"env", "prod"}}));
+  ASSERT_TRUE(prod.ok());
+  auto everything = api::LabelSelectorMatcher::Parse(Sel({}));
+  ASSERT_TRUE(everything.ok());
+  EXPECT_EQ(b.index.NamespacesMatching(*prod), (std::vector<std::string>{"team-a", "team-b"}));
+  EXPECT_EQ(b.index.NamespacesMatching(*prod), b.fake.NamespacesMatching(*prod));
+  EXPECT_EQ(b.index.NamespacesMatching(*everything), (std::vector<std::string>{"scratch", "team-a", "team-b"}));
+  EXPECT_EQ(b.index.NamespaceLabels("team-a"), (StringMap{{"env", "prod"}, {"team", "a"}}));
+  EXPECT_EQ(b.index.NamespaceLabels("scratch"), StringMap{});
+  EXPECT_EQ(b.index.NamespaceLabels("unknown"), std::nullopt);
+  EXPECT_EQ(b.index.NamespaceLabels("unknown"), b.fake.NamespaceLabels("unknown"));
+}
+
+// Updates replace an object's previous selector; deletes (tombstones too) remove it.
+TEST(ClusterIndexTest, FollowsInformerEvents) {
+  ClusterIndex index;
+  IndexFeeder<api::Namespace> namespaces(index);
+  IndexFeeder<api::Service> services(index);
+  IndexFeeder<api::ReplicaSet> replica_sets(index);
+  IndexFeeder<api::StatefulSet> stateful_sets(index);
+  IndexFeeder<api::ReplicationController> controllers(index);
+
+  auto ns_v1 = MakeNamespace("team-a", {{"env", "dev"}});
+  auto ns_v2 = MakeNamespace("team-a", {{"env", "prod"}});
+  namespaces.OnAdd(ns_v1);
+  namespaces.OnUpdate(ns_v1, ns_v2);
+  EXPECT_EQ(index.NamespaceLabels("team-a"), (StringMap{{"env", "prod"}}));
+  namespaces.OnDelete({ns_v2, /*final_state_unknown=*/true});
+  EXPECT_EQ(index.NamespaceLabels("team-a"), std::nullopt);
+
+  const api::Pod pod = MakePod("team-a", {{"app", "web"}, {"v", "2"}});
+  auto svc_v1 = MakeService("team-a", "web", StringMap{{"app", "web"}});
+  auto svc_v2 = MakeService("team-a", "web", StringMap{{"app", "web"}, {"v", "2"}});
+  auto svc_v3 = MakeService("team-a", "web", StringMap{});
+  services.OnAdd(svc_v1);
+  EXPECT_EQ(index.DefaultSpreadSelector(pod).match_labels, (StringMap{{"app", "web"}}));
+  services.OnUpdate(svc_v1, svc_v2);
+  EXPECT_EQ(index.DefaultSpreadSelector(pod).match_labels, (StringMap{{"app", "web"}, {"v", "2"}}));
+  services.OnUpdate(svc_v2, svc_v3);  // emptied: selects nothing any more
+  EXPECT_EQ(index.DefaultSpreadSelector(pod), LabelSelector{});
+  services.OnDelete({svc_v3, false});
+
+  auto rs_v1 = MakeWorkload<api::ReplicaSet>("team-a", "web-1", Sel({{"app", "web"}}));
+  auto rs_v2 = MakeWorkload<api::ReplicaSet>("team-a", "web-1", Sel({{"app", "other"}}));
+  replica_sets.OnAdd(rs_v1);
+  EXPECT_EQ(index.DefaultSpreadSelector(pod).match_expressions,
+            (std::vector<api::LabelSelectorRequirement>{{"app", SelectorOperator::kIn, {"web"}}}));
+  replica_sets.OnUpdate(rs_v1, rs_v2);
+  EXPECT_EQ(index.DefaultSpreadSelector(pod), LabelSelector{});
+  replica_sets.OnUpdate(rs_v2, rs_v1);
+  auto ss = MakeWorkload<api::StatefulSet>("team-a", "db", Sel({{"v", "2"}}));
+  stateful_sets.OnAdd(ss);
+  auto rc = MakeRc("team-a", "legacy", {{"v", "2"}});
+  controllers.OnAdd(rc);
+  LabelSelector all = index.DefaultSpreadSelector(pod);
+  EXPECT_EQ(all.match_labels, (StringMap{{"v", "2"}}));
+  EXPECT_EQ(all.match_expressions, (std::vector<api::LabelSelectorRequirement>{
+                                       {"app", SelectorOperator::kIn, {"web"}}, {"v", SelectorOperator::kIn, {"2"}}}));
+  replica_sets.OnDelete({rs_v1, /*final_state_unknown=*/true});
+  stateful_sets.OnDelete({ss, false});
+  controllers.OnDelete({rc, false});
+  EXPECT_EQ(index.DefaultSpreadSelector(pod), LabelSelector{});
+  // Deleting what was never indexed (or twice) is harmless.
+  stateful_sets.OnDelete({ss, false});
+  services.OnDelete({MakeService("gone", "x", std::nullopt), true});
+  EXPECT_EQ(index.DefaultSpreadSelector(pod), LabelSelector{});
+}
+
+// ---- ClusterListers over a scripted API server -------------------------------------------
+
+std::string List(const std::string& kind, const std::string& items) {
+  return R"({"kind":")" + kind + R"(","metadata":{"resourceVersion":"10"},"items":[)" + items + "]}";
+}
+
+TEST(ClusterListersTest, ListsAllFiveResourcesAndAnswersFromThem) {
+  using ksched::testing::FakeApiServer;
+  using ksched::testing::HttpRequest;
+  using ksched::testing::ResponseWriter;
+  const std::map<std::string, std::string> lists = {
+      {"/api/v1/namespaces",
+       List("NamespaceList", R"({"metadata":{"name":"shop","resourceVersion":"3","labels":{"env":"prod"}}})")},
+      {"/api/v1/services",
+       List("ServiceList", R"({"metadata":{"name":"web","namespace":"shop"},"spec":{"selector":{"app":"web"}}})")},
+      {"/api/v1/replicationcontrollers", List("ReplicationControllerList", "")},
+      {"/apis/apps/v1/replicasets",
+       List("ReplicaSetList",
+            R"({"metadata":{"name":"web-1","namespace":"shop"},"spec":{"selector":{"matchLabels":{"app":"web"}},)"
+            R"("template":{"metadata":{"labels":{"app":"web"}}}}})")},
+      {"/apis/apps/v1/statefulsets", List("StatefulSetList", "")},
+  };
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (req.query.count("watch")) {
+      w.StartChunked(200);  // nothing happens: hold the watch open
+      server.WaitForStop(30s);
+      return;
+    }
+    auto it = lists.find(req.path);
+    if (it == lists.end()) w.Respond(404, R"({"kind":"Status","reason":"NotFound","code":404})");
+    else w.Respond(200, it->second);
+  });
+  RestConfig cfg;
+  cfg.server = server.url();
+  cfg.qps = 0;
+  auto client = NewCurlApiClient(cfg);
+  ASSERT_TRUE(client.ok());
+  InformerOptions opts;
+  opts.initial_backoff = 10ms;
+  opts.max_backoff = 50ms;
+  ClusterListers listers(**client, opts);
+  EXPECT_FALSE(listers.HasSynced());
+  listers.Start();
+  ASSERT_TRUE(listers.WaitForSync(10s));
+  EXPECT_TRUE(listers.HasSynced());
+  EXPECT_EQ(listers.NamespaceLabels("shop"), (StringMap{{"env", "prod"}}));
+  LabelSelector sel = listers.DefaultSpreadSelector(MakePod("shop", {{"app", "web"}}));
+  EXPECT_EQ(sel.match_labels, (StringMap{{"app", "web"}}));
+  EXPECT_EQ(sel.match_expressions,
+            (std::vector<api::LabelSelectorRequirement>{{"app", SelectorOperator::kIn, {"web"}}}));
+  listers.Stop();
+  server.Stop();
+  std::set<std::string> listed;
+  for (const auto& r : server.requests()) {
+    if (!r.query.count("watch")) listed.insert(r.path);
+  }
+  EXPECT_EQ(listed.size(), lists.size());
+  for (const auto& [path, body] : lists) EXPECT_TRUE(listed.count(path)) << path;
+}
+
+}  // namespace
+}  // namespace ksched::informers

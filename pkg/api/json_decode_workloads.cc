@@ -1,0 +1,174 @@
+// Decoders for namespaces and the objects that select pods (workloads.h): metadata and
+// spec.selector only; pod templates, status and everything else are skipped unread.
+#include "pkg/api/json_document.h"
+
+namespace ksched::api {
+namespace json_internal {
+namespace {
+
+enum class MetaFields { kNamespace, kNamespaced };
+
+// The LeanObjectMeta subset of metadata: a namespace keeps its labels, namespaced
+// objects their namespace and uid.
+bool DecodeLeanMeta(od::value& v, LeanObjectMeta& m, MetaFields which, DecodeError& err) {
+  const bool ns = which == MetaFields::kNamespace;
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "name") return ReadString(fv, m.name, err);
+    if (key == "resourceVersion") return ReadString(fv, m.resource_version, err);
+    if (ns && key == "labels") return ReadStringMap(fv, m.labels, err);
+    if (!ns && key == "namespace") return ReadString(fv, m.namespace_, err);
+    if (!ns && key == "uid") return ReadString(fv, m.uid, err);
+    return true;
+  });
+}
+
+// A selector map that may be null (nullopt) or an object (possibly empty).
+bool ReadOptStringMap(od::value& v, std::optional<StringMap>& out, DecodeError& err) {
+  od::json_type t{};
+  if (!PeekType(v, t, err)) return false;
+  if (t == od::json_type::null) {
+    out.reset();
+    return true;
+  }
+  return ReadStringMap(v, out.emplace(), err);
+}
+
+bool ReadOptLabelSelector(od::value& v, std::optional<LabelSelector>& out, DecodeError& err) {
+  od::json_type t{};
+  if (!PeekType(v, t, err)) return false;
+  if (t == od::json_type::null) {
+    out.reset();
+    return true;
+  }
+  if (t != od::json_type::object) return TypeMismatch("object", t, err);
+  return DecodeLabelSelector(v, out.emplace(), err);
+}
+
+// Reads metadata and, from spec, only "selector" with `read_selector`.
+template <typename T, typename F>
+bool DecodeSelectorOwner(od::value& v, T& obj, DecodeError& err, F&& read_selector) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "metadata") return DecodeLeanMeta(fv, obj.metadata, MetaFields::kNamespaced, err);
+    if (key == "spec") {
+      return ReadObject(fv, err, [&](std::string_view skey, od::value& sv) {
+        if (skey == "selector") return read_selector(sv, obj.selector, err);
+        return true;
+      });
+    }
+    return true;
+  });
+}
+
+std::string NamespacedId(const LeanObjectMeta& m) {
+  return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
+}
+
+}  // namespace
+
+template <>
+struct Kind<Namespace> {
+  static constexpr std::string_view kName = "namespace";
+  static constexpr std::string_view kList = "NamespaceList";
+  static bool Decode(od::value& v, Namespace& n, DecodeError& err) {
+    return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+      if (key == "metadata") return DecodeLeanMeta(fv, n.metadata, MetaFields::kNamespace, err);
+      return true;
+    });
+  }
+  static std::string Id(const Namespace& n) { return n.metadata.name; }
+};
+
+template <>
+struct Kind<Service> {
+  static constexpr std::string_view kName = "service";
+  static constexpr std::string_view kList = "ServiceList";
+  static bool Decode(od::value& v, Service& s, DecodeError& err) {
+    return DecodeSelectorOwner(v, s, err, ReadOptStringMap);
+  }
+  static std::string Id(const Service& s) { return NamespacedId(s.metadata); }
+};
+
+template <>
+struct Kind<ReplicationController> {
+  static constexpr std::string_view kName = "replicationcontroller";
+  static constexpr std::string_view kList = "ReplicationControllerList";
+  static bool Decode(od::value& v, ReplicationController& rc, DecodeError& err) {
+    return DecodeSelectorOwner(v, rc, err, ReadStringMap);
+  }
+  static std::string Id(const ReplicationController& rc) { return NamespacedId(rc.metadata); }
+};
+
+template <>
+struct Kind<ReplicaSet> {
+  static constexpr std::string_view kName = "replicaset";
+  static constexpr std::string_view kList = "ReplicaSetList";
+  static bool Decode(od::value& v, ReplicaSet& rs, DecodeError& err) {
+    return DecodeSelectorOwner(v, rs, err, ReadOptLabelSelector);
+  }
+  static std::string Id(const ReplicaSet& rs) { return NamespacedId(rs.metadata); }
+};
+
+template <>
+struct Kind<StatefulSet> {
+  static constexpr std::string_view kName = "statefulset";
+  static constexpr std::string_view kList = "StatefulSetList";
+  static bool Decode(od::value& v, StatefulSet& ss, DecodeError& err) {
+    return DecodeSelectorOwner(v, ss, err, ReadOptLabelSelector);
+  }
+  static std::string Id(const StatefulSet& ss) { return NamespacedId(ss.metadata); }
+};
+
+}  // namespace json_internal
+
+using json_internal::DecodeEvent;
+using json_internal::DecodeList;
+using json_internal::DecodeOne;
+
+StatusOr<NamespacePtr> DecodeNamespace(JsonParser& parser, JsonText json) {
+  return DecodeOne<Namespace>(parser, json);
+}
+StatusOr<ServicePtr> DecodeService(JsonParser& parser, JsonText json) { return DecodeOne<Service>(parser, json); }
+StatusOr<ReplicationControllerPtr> DecodeReplicationController(JsonParser& parser, JsonText json) {
+  return DecodeOne<ReplicationController>(parser, json);
+}
+StatusOr<ReplicaSetPtr> DecodeReplicaSet(JsonParser& parser, JsonText json) {
+  return DecodeOne<ReplicaSet>(parser, json);
+}
+StatusOr<StatefulSetPtr> DecodeStatefulSet(JsonParser& parser, JsonText json) {
+  return DecodeOne<StatefulSet>(parser, json);
+}
+
+StatusOr<ObjectList<Namespace>> DecodeNamespaceList(JsonParser& parser, JsonText json) {
+  return DecodeList<Namespace>(parser, json);
+}
+StatusOr<ObjectList<Service>> DecodeServiceList(JsonParser& parser, JsonText json) {
+  return DecodeList<Service>(parser, json);
+}
+StatusOr<ObjectList<ReplicationController>> DecodeReplicationControllerList(JsonParser& parser, JsonText json) {
+  return DecodeList<ReplicationController>(parser, json);
+}
+StatusOr<ObjectList<ReplicaSet>> DecodeReplicaSetList(JsonParser& parser, JsonText json) {
+  return DecodeList<ReplicaSet>(parser, json);
+}
+StatusOr<ObjectList<StatefulSet>> DecodeStatefulSetList(JsonParser& parser, JsonText json) {
+  return DecodeList<StatefulSet>(parser, json);
+}
+
+StatusOr<WatchEvent<Namespace>> DecodeNamespaceWatchEvent(JsonParser& parser, JsonText json) {
+  return DecodeEvent<Namespace>(parser, json);
+}
+StatusOr<WatchEvent<Service>> DecodeServiceWatchEvent(JsonParser& parser, JsonText json) {
+  return DecodeEvent<Service>(parser, json);
+}
+StatusOr<WatchEvent<ReplicationController>> DecodeReplicationControllerWatchEvent(JsonParser& parser,
+                                                                                  JsonText json) {
+  return DecodeEvent<ReplicationController>(parser, json);
+}
+StatusOr<WatchEvent<ReplicaSet>> DecodeReplicaSetWatchEvent(JsonParser& parser, JsonText json) {
+  return DecodeEvent<ReplicaSet>(parser, json);
+}
+StatusOr<WatchEvent<StatefulSet>> DecodeStatefulSetWatchEvent(JsonParser& parser, JsonText json) {
+  return DecodeEvent<StatefulSet>(parser, json);
+}
+
+}  // namespace ksched::api

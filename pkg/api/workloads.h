@@ -1,0 +1,69 @@
+// Namespaces and the objects that select pods (Services, ReplicationControllers,
+// ReplicaSets, StatefulSets), reduced to what api::ClusterLister's lookups read: a
+// namespace's labels and each workload's pod selector. A cluster can hold thousands of
+// these, and a ReplicaSet's pod template alone is often kilobytes, so the decoders
+// keep nothing else.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "pkg/api/types.h"
+
+namespace ksched::api {
+
+// The part of ObjectMeta these objects keep: enough for an informer store (key and
+// resourceVersion) and for telling a re-created object from its predecessor (uid).
+struct LeanObjectMeta {
+  std::string name;
+  std::string namespace_;  // empty for namespaces (cluster-scoped)
+  std::string uid;         // not kept for namespaces
+  std::string resource_version;
+  StringMap labels;  // kept for namespaces only (namespace selectors read them)
+  bool operator==(const LeanObjectMeta&) const = default;
+};
+
+struct Namespace {
+  LeanObjectMeta metadata;
+  const std::string& Name() const { return metadata.name; }
+  bool operator==(const Namespace&) const = default;
+};
+
+// spec.selector of a v1 Service: nullopt when absent or null, distinct from an empty
+// map. Both select no pods (upstream GetPodServices skips nil selectors, and the API
+// server omits empty ones).
+struct Service {
+  LeanObjectMeta metadata;
+  std::optional<StringMap> selector;
+  bool operator==(const Service&) const = default;
+};
+
+// spec.selector of a v1 ReplicationController; empty selects no pods.
+struct ReplicationController {
+  LeanObjectMeta metadata;
+  StringMap selector;
+  bool operator==(const ReplicationController&) const = default;
+};
+
+// spec.selector of an apps/v1 ReplicaSet or StatefulSet; nullopt when absent. A null,
+// empty or invalid selector selects no pods.
+struct ReplicaSet {
+  LeanObjectMeta metadata;
+  std::optional<LabelSelector> selector;
+  bool operator==(const ReplicaSet&) const = default;
+};
+
+struct StatefulSet {
+  LeanObjectMeta metadata;
+  std::optional<LabelSelector> selector;
+  bool operator==(const StatefulSet&) const = default;
+};
+
+using NamespacePtr = std::shared_ptr<const Namespace>;
+using ServicePtr = std::shared_ptr<const Service>;
+using ReplicationControllerPtr = std::shared_ptr<const ReplicationController>;
+using ReplicaSetPtr = std::shared_ptr<const ReplicaSet>;
+using StatefulSetPtr = std::shared_ptr<const StatefulSet>;
+
+}  // namespace ksched::api

@@ -1,0 +1,113 @@
+// A running ksched in the test process, wired as cmd/ksched wires it (informers feeding
+// a Scheduler), against the real kube-apiserver of tests/e2e/control_plane.h; plus the
+// API helpers the scheduler's integration tests share.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/defaults.h"
+#include "informers/cluster_lister.h"
+#include "informers/curl_client.h"
+#include "informers/rest_config.h"
+#include "pkg/api/json.h"
+#include "pkg/framework/registry.h"
+#include "pkg/scheduler/scheduler.h"
+#include "tests/e2e/control_plane.h"
+
+namespace ksched::testing {
+
+// An admin client without a rate limit.
+inline informers::ApiClientPtr AdminClient() {
+  auto cfg = informers::LoadKubeconfig(ControlPlane::Get().kubeconfig());
+  EXPECT_TRUE(cfg.ok());
+  cfg->qps = 0;
+  auto c = informers::NewCurlApiClient(*cfg);
+  EXPECT_TRUE(c.ok());
+  return std::move(*c);
+}
+
+// POST; an existing object is fine (tests share one cluster).
+inline void Post(informers::ApiClient& c, const std::string& path, const std::string& body) {
+  auto r = c.Do({.verb = informers::Verb::kPost, .path = path, .body = body});
+  ASSERT_TRUE(r.ok() || r.status().code() == StatusCode::kAlreadyExists) << path << ": " << r.status().ToString();
+}
+
+inline void CreateNamespace(informers::ApiClient& c, const std::string& name) {
+  Post(c, "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + name + "\"}}");
+}
+
+inline api::ObjectList<api::Pod> ListPods(informers::ApiClient& c, const std::string& ns) {
+  auto r = c.Do({.path = "/api/v1/namespaces/" + ns + "/pods"});
+  EXPECT_TRUE(r.ok());
+  auto l = api::DecodePodList(r->body);
+  EXPECT_TRUE(l.ok());
+  return std::move(*l);
+}
+
+class SchedulerHarness {
+ public:
+  // `customize` may add plugins to the registry and enable them in each profile.
+  using Customize = std::function<void(config::KubeSchedulerProfile&, framework::Registry&)>;
+  explicit SchedulerHarness(std::vector<std::string> profiles, Customize customize = nullptr)
+      : bind_(AdminClient()), status_(AdminClient()), watch_(AdminClient()) {
+    using namespace std::chrono_literals;
+    framework::Registry registry = framework::InTreeRegistry();
+    config::KubeSchedulerConfiguration cfg;
+    config::SetDefaults(cfg);
+    auto base = cfg.profiles.at(0);
+    cfg.profiles.clear();
+    for (const auto& name : profiles) {
+      auto p = base;
+      p.scheduler_name = name;
+      if (customize) customize(p, registry);
+      cfg.profiles.push_back(p);
+    }
+    pods_ = std::make_unique<informers::PodInformer>(
+        *watch_, "/api/v1/pods", informers::InformerOptions{.field_selector = informers::kNonTerminalPodsSelector});
+    nodes_ = std::make_unique<informers::NodeInformer>(*watch_, "/api/v1/nodes");
+    listers_ = std::make_unique<informers::ClusterListers>(*watch_);
+    scheduler::SchedulerOptions o;
+    o.config = cfg;
+    o.registry = std::move(registry);
+    o.bind_client = bind_.get();
+    o.status_client = status_.get();
+    o.pod_lister = [this](const std::string& key) { return pods_->Get(key); };
+    o.cluster_lister = listers_.get();
+    auto s = scheduler::Scheduler::New(std::move(o));
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    sched_ = std::move(*s);
+    pods_->AddHandler(&sched_->pod_handler());
+    nodes_->AddHandler(&sched_->node_handler());
+    listers_->Start();
+    nodes_->Start();
+    pods_->Start();
+    EXPECT_TRUE(listers_->WaitForSync(30s));
+    EXPECT_TRUE(nodes_->WaitForSync(30s));
+    EXPECT_TRUE(pods_->WaitForSync(30s));
+    sched_->Run();
+  }
+  ~SchedulerHarness() {
+    sched_->Stop(std::chrono::seconds(5));
+    pods_->Stop();
+    nodes_->Stop();
+    listers_->Stop();
+  }
+  informers::PodInformer& pods() { return *pods_; }
+  informers::NodeInformer& nodes() { return *nodes_; }
+  scheduler::Scheduler& scheduler() { return *sched_; }
+
+ private:
+  informers::ApiClientPtr bind_, status_, watch_;
+  std::unique_ptr<informers::PodInformer> pods_;
+  std::unique_ptr<informers::NodeInformer> nodes_;
+  std::unique_ptr<informers::ClusterListers> listers_;
+  std::unique_ptr<scheduler::Scheduler> sched_;
+};
+
+}  // namespace ksched::testing

@@ -1,0 +1,71 @@
+// An api::ClusterLister over objects a test sets directly: namespaces with labels, and
+// the selectors of Services, ReplicationControllers, ReplicaSets and StatefulSets, with
+// the same selection rules as informers/cluster_lister.h (upstream helper.DefaultSelector).
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/cluster_lister.h"
+
+namespace ksched::testing {
+
+class FakeClusterLister final : public api::ClusterLister {
+ public:
+  struct MapSelector {  // Service / ReplicationController: spec.selector is a map
+    std::string ns;
+    api::StringMap selector;
+  };
+  struct WorkloadSelector {  // ReplicaSet / StatefulSet: spec.selector is a LabelSelector
+    std::string ns;
+    api::LabelSelector selector;
+  };
+
+  std::map<std::string, api::StringMap, std::less<>> namespaces;  // name -> labels
+  std::vector<MapSelector> services, replication_controllers;
+  std::vector<WorkloadSelector> replica_sets, stateful_sets;
+
+  std::optional<api::StringMap> NamespaceLabels(std::string_view name) const override {
+    auto it = namespaces.find(name);
+    if (it == namespaces.end()) return std::nullopt;
+    return it->second;
+  }
+
+  std::vector<std::string> NamespacesMatching(const api::LabelSelectorMatcher& selector) const override {
+    std::vector<std::string> out;
+    for (const auto& [name, labels] : namespaces) {
+      if (selector.Matches(labels)) out.push_back(name);
+    }
+    return out;
+  }
+
+  api::LabelSelector DefaultSpreadSelector(const api::Pod& pod) const override {
+    api::LabelSelector out;
+    const auto& labels = pod.metadata.labels;
+    const auto& ns = pod.metadata.namespace_;
+    for (const auto* list : {&services, &replication_controllers}) {
+      // An empty map selects nothing (not everything); a pod without labels matches none.
+      for (const MapSelector& s : *list) {
+        if (s.ns != ns || s.selector.empty() || labels.empty()) continue;
+        if (!api::MatchesNodeSelectorMap(s.selector, labels)) continue;
+        for (const auto& [k, v] : s.selector) out.match_labels.Set(k, v);
+      }
+    }
+    for (const auto* list : {&replica_sets, &stateful_sets}) {
+      for (const WorkloadSelector& w : *list) {
+        if (w.ns != ns || labels.empty()) continue;
+        auto m = api::LabelSelectorMatcher::Parse(w.selector);
+        if (!m.ok() || m->Empty() || !m->Matches(labels)) continue;
+        for (const auto& [k, v] : w.selector.match_labels) {
+          out.match_expressions.push_back({k, api::SelectorOperator::kIn, {v}});
+        }
+        for (const auto& r : w.selector.match_expressions) out.match_expressions.push_back(r);
+      }
+    }
+    return out;
+  }
+};
+
+}  // namespace ksched::testing

@@ -1,0 +1,47 @@
+// A framework Handle over a fixed snapshot, for plugin unit tests: binds are recorded
+// (or failed on demand), the nominator and the cluster lister are settable.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/cluster_lister.h"
+#include "pkg/cache/snapshot.h"
+#include "pkg/framework/interface.h"
+
+namespace ksched::testing {
+
+class FakeHandle final : public framework::Handle, public framework::PodBinder {
+ public:
+  FakeHandle() = default;
+  explicit FakeHandle(cache::Snapshot snapshot) : snapshot_(std::move(snapshot)) {}
+
+  const cache::Snapshot& Snapshot() const override { return snapshot_; }
+  const framework::PodNominator* Nominator() const override { return nominator_; }
+  framework::PodBinder& Binder() override { return *this; }
+  int Parallelism() const override { return 1; }
+  const api::ClusterLister& Lister() const override {
+    return lister_ != nullptr ? *lister_ : api::EmptyClusterLister();
+  }
+
+  void SetSnapshot(cache::Snapshot snapshot) { snapshot_ = std::move(snapshot); }
+  void SetNominator(const framework::PodNominator* nominator) { nominator_ = nominator; }
+  void SetLister(const api::ClusterLister* lister) { lister_ = lister; }
+
+  ksched::Status Bind(const api::Pod& pod, std::string_view node_name) override {
+    binds.emplace_back(pod.Key(), std::string(node_name));
+    return bind_result;
+  }
+
+  std::vector<std::pair<std::string, std::string>> binds;  // (pod key, node)
+  ksched::Status bind_result;
+
+ private:
+  cache::Snapshot snapshot_;
+  const framework::PodNominator* nominator_ = nullptr;
+  const api::ClusterLister* lister_ = nullptr;
+};
+
+}  // namespace ksched::testing
