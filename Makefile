@@ -40,7 +40,10 @@ test: control-plane build build-asan
 test-unit: build
 	cd $(BUILD) && ctest -L unit --output-on-failure -j$(JOBS)
 
-demo: control-plane build
+# The demo runs only $(BUILD)/cmd/ksched/ksched (scripts/demo.sh), so it builds just that
+# target and its libraries, not every test and benchmark (`make build` does those).
+demo: control-plane $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS) --target ksched
 	bash scripts/demo.sh $(BUILD)
 
 bench: bench-client bench-decode bench-queue bench-algorithm

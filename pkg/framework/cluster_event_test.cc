@@ -5,7 +5,9 @@
 namespace ksched::framework {
 namespace {
 
-// Seed 003 ("小讲堂"): two ActionTypes match iff their bitwise AND is non-zero.
+// ActionType bit values, and two ActionTypes match iff their bitwise AND is non-zero
+// (upstream pkg/scheduler/framework/types.go, the ActionType constants and
+// ClusterEvent.Match).
 TEST(ClusterEventTest, ActionTypeValues) {
   EXPECT_EQ(kAdd, 1u);
   EXPECT_EQ(kDelete, 2u);

@@ -1,5 +1,5 @@
 // Every Prometheus metric of ksched, declared in one place with upstream kube-scheduler's
-// names, labels and buckets (kube-conventions.md §3).
+// names, labels and buckets (upstream pkg/scheduler/metrics/metrics.go).
 //
 // Counters and histograms live in a prometheus-cpp Registry and are updated by the three
 // recorder interfaces. Gauges that describe state (pending pods, cache size, unschedulable

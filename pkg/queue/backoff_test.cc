@@ -7,8 +7,9 @@ namespace {
 
 using std::chrono::seconds;
 
-// Seeds 000/002: backoff = initial * 2^(attempts-1), capped at max (defaults 1s/10s);
-// the doubling must not overflow.
+// backoff = initial * 2^(attempts-1), capped at max (defaults 1s/10s); the doubling must
+// not overflow (upstream pkg/scheduler/internal/queue/scheduling_queue.go,
+// calculateBackoffDuration; DefaultPodInitialBackoffDuration, DefaultPodMaxBackoffDuration).
 TEST(BackoffTest, DoublesAndCaps) {
   struct Case {
     int attempts;

@@ -20,8 +20,9 @@ std::vector<std::string> PluginsFor(const ClusterEventMap& m, const ClusterEvent
   return out;
 }
 
-// Seed 003: clusterEventMap is built from each plugin's EventsToRegister(); a plugin not
-// implementing EnqueueExtensions is registered for all events.
+// The cluster event map is built from each plugin's EventsToRegister(); a plugin not
+// implementing EnqueueExtensions is registered for all events (upstream
+// pkg/scheduler/framework/runtime/framework.go, fillEventToPluginMap).
 TEST(ClusterEventMapTest, FromPlugins) {
   FakeEnqueuePlugin fit("Fit", {{{EventResource::kPod, kDelete, ""}, nullptr},
                                 {{EventResource::kNode, kAdd | kUpdate, ""}, nullptr}});

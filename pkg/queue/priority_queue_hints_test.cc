@@ -1,5 +1,5 @@
-// Beyond the seeds: queueing hints, in-flight event replay, error vs unschedulable,
-// PreEnqueue gating and metrics (issue 4 items 7, 9-12).
+// Queueing hints (upstream scheduling_queue.go with SchedulerQueueingHints on): in-flight
+// event replay, error vs unschedulable, PreEnqueue gating and metrics (issue 4 items 7, 9-12).
 #include <gtest/gtest.h>
 
 #include <map>

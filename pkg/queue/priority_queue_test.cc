@@ -1,4 +1,5 @@
-// Rules of the seeds (/work/shared/seeds), one test per rule; each cites the seed text.
+// The PriorityQueue rules of upstream pkg/scheduler/internal/queue/scheduling_queue.go
+// (queueing hints off), one test per rule; each names the upstream function it follows.
 #include "pkg/queue/priority_queue.h"
 
 #include <gtest/gtest.h>
@@ -53,8 +54,8 @@ class PriorityQueueTest : public ::testing::Test {
   std::unique_ptr<PriorityQueue> q_;
 };
 
-// Seed 000 "ActiveQueue: 堆结构, 按优先级排序" + PrioritySort (seed 003): higher priority
-// first, then earlier timestamp.
+// activeQ is a heap ordered by the QueueSort plugin (upstream scheduling_queue.go,
+// NewPriorityQueue; PrioritySort's Less): higher priority first, then earlier timestamp.
 TEST_F(PriorityQueueTest, PopOrderIsPriorityThenTimestamp) {
   Make();
   struct Add {
@@ -70,7 +71,8 @@ TEST_F(PriorityQueueTest, PopOrderIsPriorityThenTimestamp) {
   for (std::string want : {"high-late", "high-later", "mid", "low", "low2"}) PopName(want);
 }
 
-// Seed 004 Pop(): "pInfo.Attempts++; p.schedulingCycle++".
+// Pop increments the pod's attempts and the queue's scheduling cycle (upstream
+// scheduling_queue.go, PriorityQueue.Pop).
 TEST_F(PriorityQueueTest, PopIncrementsAttemptsAndCycle) {
   Make();
   ASSERT_TRUE(q_->Add(MakePod("p")).ok());
@@ -90,8 +92,9 @@ TEST_F(PriorityQueueTest, PopIncrementsAttemptsAndCycle) {
   EXPECT_TRUE(info->unschedulable_plugins.empty());
 }
 
-// Seed 003: "schedulingCycle 与 moveRequestCycle 相比: 小于等于 → podBackoffQ; 大于 →
-// unschedulablePods" (the seeds' rule; queueing hints off).
+// With queueing hints off, a failed pod goes to backoffQ if a move request arrived since its
+// cycle started (moveRequestCycle >= podSchedulingCycle), else to unschedulablePods
+// (upstream scheduling_queue.go, addUnschedulableWithoutQueueingHint).
 TEST_F(PriorityQueueTest, MoveRequestCycleDecidesBackoffOrUnschedulable) {
   struct Case {
     std::string name;
@@ -118,7 +121,8 @@ TEST_F(PriorityQueueTest, MoveRequestCycleDecidesBackoffOrUnschedulable) {
   }
 }
 
-// Seed 002: AddUnschedulableIfNotPresent "如果已经存在则不添加", checked in every sub-queue.
+// AddUnschedulableIfNotPresent refuses a pod already queued, checked in every sub-queue
+// (upstream scheduling_queue.go, AddUnschedulableIfNotPresent).
 TEST_F(PriorityQueueTest, AddUnschedulableRejectsQueuedPod) {
   struct Case {
     std::string name;
@@ -152,8 +156,9 @@ TEST_F(PriorityQueueTest, AddUnschedulableRejectsQueuedPod) {
   }
 }
 
-// Seed 002: "在重新添加时，会刷新 Pod时间为最新操作的时间"; backoff counts from it (seed 000
-// getBackoffTime = Timestamp + duration), doubling per attempt.
+// Re-adding a failed pod refreshes its timestamp; backoff counts from it (upstream
+// scheduling_queue.go, AddUnschedulableIfNotPresent and getBackoffTime = Timestamp +
+// calculateBackoffDuration), doubling per attempt.
 TEST_F(PriorityQueueTest, BackoffFromRefreshedTimestamp) {
   struct Case {
     int attempts;
@@ -178,7 +183,8 @@ TEST_F(PriorityQueueTest, BackoffFromRefreshedTimestamp) {
   }
 }
 
-// Seed 000 flushBackoffQCompleted: all expired pods move, in expiry order, the rest stay.
+// flushBackoffQCompleted (upstream scheduling_queue.go): all expired pods move, in expiry
+// order, the rest stay.
 TEST_F(PriorityQueueTest, FlushBackoffMovesOnlyExpired) {
   Make();
   for (int i = 1; i <= 4; ++i) {
@@ -193,8 +199,9 @@ TEST_F(PriorityQueueTest, FlushBackoffMovesOnlyExpired) {
   EXPECT_EQ(Where("p4"), SubQueue::kBackoff);
 }
 
-// Seed 002 flushUnschedulablePodsLeftover: "currentTime.Sub(lastScheduleTime) >
-// podMaxInUnschedulablePodsDuration" (default 5 min) → backoffQ or activeQ.
+// A pod in unschedulablePods longer than podMaxInUnschedulablePodsDuration (default 5 min)
+// moves to backoffQ or activeQ (upstream scheduling_queue.go,
+// flushUnschedulablePodsLeftover).
 TEST_F(PriorityQueueTest, FlushUnschedulableLeftover) {
   struct Case {
     std::string name;
@@ -222,8 +229,9 @@ TEST_F(PriorityQueueTest, FlushUnschedulableLeftover) {
   }
 }
 
-// Seed 003 "ClusterEventMap": an event moves only pods whose UnschedulablePlugins
-// intersect the plugins registered for it.
+// An event moves only pods whose UnschedulablePlugins intersect the plugins registered
+// for it (upstream scheduling_queue.go, movePodsToActiveOrBackoffQueue via the cluster
+// event map).
 TEST_F(PriorityQueueTest, MoveOnlyPodsRejectedByInterestedPlugins) {
   struct Case {
     framework::ClusterEvent event;
@@ -250,8 +258,9 @@ TEST_F(PriorityQueueTest, MoveOnlyPodsRejectedByInterestedPlugins) {
   }
 }
 
-// Seed 000 MoveAllToActiveOrBackoffQueue: "if p.isPodBackingoff(pInfo) → podBackoffQ else
-// activeQ"; moveRequestCycle = schedulingCycle; preCheck filters.
+// MoveAllToActiveOrBackoffQueue sends a pod still backing off (isPodBackingoff) to
+// backoffQ, others to activeQ; sets moveRequestCycle = schedulingCycle; preCheck filters
+// (upstream scheduling_queue.go, MoveAllToActiveOrBackoffQueue).
 TEST_F(PriorityQueueTest, MoveGoesToBackoffWhileBackingOff) {
   Make();
   AddPopFail("a", {"Fit"});
@@ -271,8 +280,9 @@ TEST_F(PriorityQueueTest, MoveGoesToBackoffWhileBackingOff) {
   EXPECT_EQ(q_->PendingCounts().active, 3u);
 }
 
-// Seed 002 Update (upstream isPodUpdated): activeQ/backoffQ update in place; an
-// unschedulable pod moves only if more than its status changed; unknown pods are added.
+// Update (upstream scheduling_queue.go, PriorityQueue.Update and isPodUpdated): activeQ/
+// backoffQ update in place; an unschedulable pod moves only if more than its status
+// changed; unknown pods are added.
 TEST_F(PriorityQueueTest, Update) {
   Make();
   // activeQ: a priority bump re-sorts in place.
@@ -305,8 +315,8 @@ TEST_F(PriorityQueueTest, Update) {
   EXPECT_EQ(PopName("u")->pod_ptr(), u3);
 }
 
-// Seed 000: a pod is in at most one sub-queue; Delete removes it from all, and from the
-// nominator (item 8).
+// A pod is in at most one sub-queue; Delete removes it from all, and from the nominator
+// (upstream scheduling_queue.go, PriorityQueue.Delete) (item 8).
 TEST_F(PriorityQueueTest, DeleteFromEverySubQueue) {
   for (SubQueue where : {SubQueue::kActive, SubQueue::kBackoff, SubQueue::kUnschedulable}) {
     Make();
@@ -327,7 +337,8 @@ TEST_F(PriorityQueueTest, DeleteFromEverySubQueue) {
   }
 }
 
-// Seed 003 Activate: "向 PodsToActivate 中写明期望直接去到 ActiveQ 的 pod".
+// Activate moves pods that plugins listed in PodsToActivate straight from backoffQ or
+// unschedulablePods to activeQ (upstream scheduling_queue.go, PriorityQueue.Activate).
 TEST_F(PriorityQueueTest, ActivateMovesFromBackoffAndUnschedulable) {
   Make();
   AddPopFail("u", {"Fit"});
@@ -340,8 +351,9 @@ TEST_F(PriorityQueueTest, ActivateMovesFromBackoffAndUnschedulable) {
   EXPECT_EQ(Where("unknown"), SubQueue::kNone);
 }
 
-// Seed 001 "move request": an assigned pod matching a pending pod's affinity moves it
-// (AssignedPodAdd); unrelated pods stay.
+// An assigned pod matching a pending pod's required affinity term moves it
+// (AssignedPodAdd); unrelated pods stay (upstream scheduling_queue.go, AssignedPodAdded,
+// getUnschedulablePodsWithMatchingAffinityTerm).
 TEST_F(PriorityQueueTest, AssignedPodAddedMovesAffinityMatches) {
   Make();
   api::LabelSelector sel;
@@ -381,8 +393,8 @@ TEST_F(PriorityQueueTest, AssignedPodAddedMovesAffinityMatches) {
   EXPECT_EQ(Where("plain"), SubQueue::kUnschedulable);
 }
 
-// Seed 002 Add: "Delete pod from backoffQ / unschedulable if present"; PendingPods lists
-// every queued pod once.
+// Add drops any stale backoffQ / unschedulablePods entry of the pod; PendingPods lists
+// every queued pod once (upstream scheduling_queue.go, PriorityQueue.Add, PendingPods).
 TEST_F(PriorityQueueTest, AddReplacesStaleEntryAndPendingPodsListsAll) {
   Make();
   AddPopFail("p", {"Fit"});
@@ -393,8 +405,8 @@ TEST_F(PriorityQueueTest, AddReplacesStaleEntryAndPendingPodsListsAll) {
   EXPECT_EQ(q_->Len(), 2u);
 }
 
-// Seed 002: "Close closes the SchedulingQueue so that the goroutine which is waiting to
-// pop items can exit gracefully".
+// After Close, a Pop blocked on an empty queue returns (upstream scheduling_queue.go,
+// PriorityQueue.Close and Pop).
 TEST_F(PriorityQueueTest, PopReturnsNullAfterClose) {
   Make();
   ASSERT_TRUE(q_->Add(MakePod("p")).ok());
@@ -402,8 +414,9 @@ TEST_F(PriorityQueueTest, PopReturnsNullAfterClose) {
   EXPECT_EQ(q_->Pop(), nullptr);
 }
 
-// Seed 002 Run(): flushBackoffQCompleted every 1s, flushUnschedulablePodsLeftover every
-// 30s, on the injected clock. Pop() blocks until the flush thread delivers the pod.
+// Run (upstream scheduling_queue.go, PriorityQueue.Run): flushBackoffQCompleted every 1s,
+// flushUnschedulablePodsLeftover every 30s, on the injected clock. Pop() blocks until the
+// flush thread delivers the pod.
 TEST_F(PriorityQueueTest, RunFlushesOnTheInjectedClock) {
   Make();
   ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("b")), 0).ok());

@@ -67,7 +67,8 @@ struct QueueOptions {
   QueueMetricsRecorder* metrics = nullptr;
   // true (upstream SchedulerQueueingHints): a failed pod's fate is decided by replaying
   // the events that arrived during its attempt through the rejecting plugins' hints.
-  // false: the seeds' rule - any move request since the pod's cycle started
+  // false: upstream's rule with the gate off (scheduling_queue.go,
+  // addUnschedulableWithoutQueueingHint) - any move request since the pod's cycle started
   // (moveRequestCycle >= podSchedulingCycle) sends it to backoffQ.
   bool queueing_hints = true;
 };

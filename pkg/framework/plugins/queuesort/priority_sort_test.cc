@@ -17,7 +17,8 @@ QueuedPodInfo Info(std::optional<int32_t> priority, int ts_seconds) {
   return info;
 }
 
-// Seed 003: higher .spec.priority first; equal priority, earlier timestamp first.
+// Higher .spec.priority first; equal priority, earlier timestamp first (upstream
+// pkg/scheduler/framework/plugins/queuesort/priority_sort.go, PrioritySort.Less).
 TEST(PrioritySortTest, Less) {
   struct Case {
     std::string name;
