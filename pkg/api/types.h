@@ -49,6 +49,7 @@ class StringMap {
   bool operator==(const StringMap&) const = default;
 
  private:
+  static constexpr size_t kLinearScanMax = 8;
   std::vector<Entry> entries_;
 };
 

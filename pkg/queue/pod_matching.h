@@ -2,6 +2,7 @@
 #pragma once
 
 #include "pkg/api/types.h"
+#include "pkg/framework/pod_info.h"
 
 namespace ksched::queue {
 
@@ -14,6 +15,15 @@ bool PodSchedulingPropertiesChanged(const api::Pod& old_pod, const api::Pod& new
 // with a non-empty namespaceSelector counts as matching, since namespace labels are not
 // known here; the cost is one extra retry.
 bool AffinityTermMatches(const api::Pod& pending, const api::Pod& assigned);
+
+// Whether an assigned pod's add or update may help `pending` (upstream
+// getUnschedulablePodsWithCrossTopologyTerm in scheduling_queue.go): `pending` has a
+// required affinity term `assigned` matches, or was rejected by PodTopologySpread and is
+// in `assigned`'s namespace. With `hints` (queueing hints on), ksched also lets through
+// pods rejected by InterPodAffinity, so the plugin's queueing hint can requeue a pod whose
+// blocker was relabelled (upstream leaves that to the periodic flush); without hints that
+// would requeue every such pod on every pod event.
+bool CrossTopologyCandidate(const framework::QueuedPodInfo& pending, const api::Pod& assigned, bool hints);
 
 // Label selector semantics: an empty selector matches everything.
 bool SelectorMatches(const api::LabelSelector& selector, const api::StringMap& labels);

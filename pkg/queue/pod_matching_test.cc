@@ -64,5 +64,35 @@ TEST(PodMatchingTest, AffinityTermMatches) {
   for (const Case& c : cases) EXPECT_EQ(AffinityTermMatches(*c.pending, *c.assigned), c.match) << c.name;
 }
 
+TEST(PodMatchingTest, CrossTopologyCandidate) {
+  api::LabelSelector app_web;
+  app_web.match_labels.Set("app", "web");
+  auto web = MakePod("web", 0, [](api::Pod& p) { p.metadata.labels.Set("app", "web"); });
+  auto web_other_ns = WithChange(web, [](api::Pod& p) { p.metadata.namespace_ = "other"; });
+  auto rejected_by = [](api::PodPtr pod, std::string plugin) {
+    framework::QueuedPodInfo info(std::move(pod));
+    if (!plugin.empty()) info.unschedulable_plugins.insert(std::move(plugin));
+    return info;
+  };
+  struct Case {
+    std::string name;
+    framework::QueuedPodInfo pending;
+    api::PodPtr assigned;
+    bool want;
+  };
+  const Case cases[] = {
+      {"required affinity matches", rejected_by(PendingWithAffinity({}, app_web), "InterPodAffinity"), web, true},
+      {"required affinity matches, rejected by another plugin",
+       rejected_by(PendingWithAffinity({}, app_web), "NodeResourcesFit"), web, true},
+      {"spread, same namespace", rejected_by(MakePod("p"), "PodTopologySpread"), web, true},
+      {"spread, other namespace", rejected_by(MakePod("p"), "PodTopologySpread"), web_other_ns, false},
+      {"anti-affinity rejection: the hint decides", rejected_by(MakePod("p"), "InterPodAffinity"), web_other_ns, true},
+      {"only resources", rejected_by(MakePod("p"), "NodeResourcesFit"), web, false},
+  };
+  for (const Case& c : cases) EXPECT_EQ(CrossTopologyCandidate(c.pending, *c.assigned, true), c.want) << c.name;
+  // Without hints, an InterPodAffinity rejection alone is not enough (upstream's set).
+  EXPECT_FALSE(CrossTopologyCandidate(rejected_by(MakePod("p"), "InterPodAffinity"), *web, false));
+}
+
 }  // namespace
 }  // namespace ksched::queue

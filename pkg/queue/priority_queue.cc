@@ -501,10 +501,11 @@ void PriorityQueue::MoveAllToActiveOrBackoffQueue(const framework::ClusterEvent&
 void PriorityQueue::AssignedPodEvent(const framework::ClusterEvent& event, const api::PodPtr& old_pod,
                                      const api::PodPtr& pod) {
   MutexLock lock(mu_);
-  // Only pods whose required affinity this pod satisfies can be helped by its arrival.
+  // Only pods with a cross-topology constraint can be helped by an assigned pod's arrival
+  // or change; their plugins' hints decide.
   std::vector<Entry*> entries;
   for (Entry* e : unschedulable_) {
-    if (AffinityTermMatches(e->info->pod(), *pod)) entries.push_back(e);
+    if (CrossTopologyCandidate(*e->info, *pod, options_.queueing_hints)) entries.push_back(e);
   }
   MovePods(entries, event, old_pod.get(), pod.get());
   RecordInFlightEvent(event, old_pod, pod, {}, false);

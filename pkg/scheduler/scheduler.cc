@@ -17,8 +17,8 @@ class Scheduler::NominatorView final : public framework::PodNominator {
   queue::SchedulingQueue* queue = nullptr;
 };
 
-// Upstream's in-tree plugins that ksched does not implement yet (volume plugins,
-// PodTopologySpread, InterPodAffinity, DefaultPreemption) are part of the default
+// Upstream's in-tree plugins that ksched does not implement yet (the volume plugins and
+// DefaultPreemption) are part of the default
 // profile. They are dropped with a warning so the defaults work; a name that is not an
 // upstream plugin at all still fails in NewFramework.
 config::KubeSchedulerProfile WithoutUnimplementedPlugins(config::KubeSchedulerProfile profile,

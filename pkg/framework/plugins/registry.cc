@@ -3,12 +3,14 @@
 
 #include "pkg/framework/plugins/defaultbinder/default_binder.h"
 #include "pkg/framework/plugins/imagelocality/image_locality.h"
+#include "pkg/framework/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "pkg/framework/plugins/nodeaffinity/node_affinity.h"
 #include "pkg/framework/plugins/nodename/node_name.h"
 #include "pkg/framework/plugins/nodeports/node_ports.h"
 #include "pkg/framework/plugins/noderesources/balanced_allocation.h"
 #include "pkg/framework/plugins/noderesources/fit.h"
 #include "pkg/framework/plugins/nodeunschedulable/node_unschedulable.h"
+#include "pkg/framework/plugins/podtopologyspread/pod_topology_spread.h"
 #include "pkg/framework/plugins/queuesort/priority_sort.h"
 #include "pkg/framework/plugins/schedulinggates/scheduling_gates.h"
 #include "pkg/framework/plugins/tainttoleration/taint_toleration.h"
@@ -39,6 +41,8 @@ Registry InTreeRegistry() {
       {std::string(p::noderesources::Fit::kName), p::noderesources::Fit::New},
       {std::string(p::noderesources::BalancedAllocation::kName), p::noderesources::BalancedAllocation::New},
       {std::string(p::imagelocality::ImageLocality::kName), p::imagelocality::ImageLocality::New},
+      {std::string(p::podtopologyspread::PodTopologySpread::kName), p::podtopologyspread::PodTopologySpread::New},
+      {std::string(p::interpodaffinity::InterPodAffinity::kName), p::interpodaffinity::InterPodAffinity::New},
       {std::string(p::defaultbinder::DefaultBinder::kName), p::defaultbinder::DefaultBinder::New},
   };
 }

@@ -1,0 +1,130 @@
+// PreScore, Score and NormalizeScore (upstream interpodaffinity/scoring.go).
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pkg/framework/plugins/interpodaffinity/common.h"
+#include "pkg/framework/plugins/interpodaffinity/inter_pod_affinity.h"
+
+namespace ksched::framework::plugins::interpodaffinity {
+namespace {
+
+struct PreScoreState final : StateData {
+  // Read-only after PreScore, so clones share it.
+  std::unique_ptr<StateData> Clone() const override { return std::make_unique<PreScoreState>(*this); }
+  std::shared_ptr<const TopologyCounts> scores;
+};
+
+// upstream scoreMap.processTerm: add weight*multiplier in the domain of the existing pod's
+// node when `pod` matches the term.
+void ProcessTerm(TopologyCounts& scores, const api::AffinityTerm& term, int64_t weight, const api::Pod& pod,
+                 const api::StringMap* ns_labels, const api::StringMap& node_labels) {
+  if (!term.Matches(pod, ns_labels)) return;
+  if (const std::string* v = node_labels.Get(term.topology_key)) {
+    scores.Add(term.topology_key, *v, weight, /*erase_zero=*/false);
+  }
+}
+
+void ProcessTerms(TopologyCounts& scores, const std::vector<api::WeightedAffinityTerm>& terms, int64_t multiplier,
+                  const api::Pod& pod, const api::StringMap* ns_labels, const api::StringMap& node_labels) {
+  for (const api::WeightedAffinityTerm& t : terms) {
+    ProcessTerm(scores, t.term, int64_t{t.weight} * multiplier, pod, ns_labels, node_labels);
+  }
+}
+
+}  // namespace
+
+Status InterPodAffinity::PreScore(CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes) {
+  if (nodes.empty()) return Status(Code::kSkip);
+  std::shared_ptr<const api::PodAffinityTerms> parsed = api::ParsePodAffinityTerms(pod);
+  const bool has_constraints =
+      parsed != nullptr && (!parsed->preferred_affinity.empty() || !parsed->preferred_anti_affinity.empty());
+  // Existing pods' preferences may be ignored unless the pod has its own.
+  if (args_.ignore_preferred_terms_of_existing_pods && !has_constraints) return Status(Code::kSkip);
+  if (parsed != nullptr && !parsed->parse_errors.empty()) {
+    return Status::Error("failed to parse pod: " + JoinErrors(parsed->parse_errors));
+  }
+
+  const api::ClusterLister& lister = handle_.Lister();
+  std::vector<api::WeightedAffinityTerm> preferred, preferred_anti;
+  if (parsed != nullptr) {
+    preferred = parsed->preferred_affinity;
+    preferred_anti = parsed->preferred_anti_affinity;
+    for (auto& t : preferred) MergeNamespaces(t.term, lister);
+    for (auto& t : preferred_anti) MergeNamespaces(t.term, lister);
+  }
+  const api::StringMap ns_labels = NamespaceLabels(lister, pod.metadata.namespace_);
+
+  // Without preferences of its own, only existing pods with affinity can contribute.
+  const cache::Snapshot& snapshot = handle_.Snapshot();
+  std::span<const cache::NodeInfoPtr> all = has_constraints ? snapshot.List() : snapshot.HavePodsWithAffinity();
+  auto scores = std::make_shared<TopologyCounts>();
+  const int64_t hard_weight = args_.hard_pod_affinity_weight;
+  for (const cache::NodeInfoPtr& info : all) {
+    const api::Node* node = info->node();
+    if (node == nullptr || node->metadata.labels.empty()) continue;
+    const api::StringMap& labels = node->metadata.labels;
+    for (const cache::PodEntry& e : info->pods()) {
+      if (!has_constraints && !e.has_affinity) continue;
+      // upstream processExistingPod.
+      ProcessTerms(*scores, preferred, 1, *e.pod, nullptr, labels);
+      ProcessTerms(*scores, preferred_anti, -1, *e.pod, nullptr, labels);
+      if (!e.has_affinity) continue;
+      std::shared_ptr<const api::PodAffinityTerms> holder;  // only for entries the cache did not parse
+      const api::PodAffinityTerms* existing = e.affinity_terms.get();
+      if (existing == nullptr) existing = (holder = api::ParsePodAffinityTerms(*e.pod)).get();
+      if (existing == nullptr) continue;
+      if (hard_weight > 0) {
+        for (const api::AffinityTerm& t : existing->required_affinity) {
+          ProcessTerm(*scores, t, hard_weight, pod, &ns_labels, labels);
+        }
+      }
+      ProcessTerms(*scores, existing->preferred_affinity, 1, pod, &ns_labels, labels);
+      ProcessTerms(*scores, existing->preferred_anti_affinity, -1, pod, &ns_labels, labels);
+    }
+  }
+  if (scores->num_keys() == 0) return Status(Code::kSkip);
+
+  auto s = std::make_unique<PreScoreState>();
+  s->scores = std::move(scores);
+  state.Write(std::string(kPreScoreStateKey), std::move(s));
+  return Status::Success();
+}
+
+Status InterPodAffinity::Score(const CycleState& state, const api::Pod& /*pod*/, const cache::NodeInfo& node,
+                               int64_t& score) const {
+  const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
+  if (s == nullptr) {
+    return Status::Error("failed to read \"" + std::string(kPreScoreStateKey) + "\" from cycleState: not found");
+  }
+  if (node.node() == nullptr) return Status::Error("getting node \"" + node.name() + "\" from Snapshot: not found");
+  score = s->scores->Sum(node.node()->metadata.labels);
+  return Status::Success();
+}
+
+Status InterPodAffinity::NormalizeScore(const CycleState& state, const api::Pod& /*pod*/,
+                                        std::span<NodeScore> scores) const {
+  const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
+  if (s == nullptr) {
+    return Status::Error("failed to read \"" + std::string(kPreScoreStateKey) + "\" from cycleState: not found");
+  }
+  if (s->scores->num_keys() == 0) return Status::Success();
+  int64_t min_count = std::numeric_limits<int64_t>::max();
+  int64_t max_count = std::numeric_limits<int64_t>::min();
+  for (const NodeScore& ns : scores) {
+    max_count = std::max(max_count, ns.score);
+    min_count = std::min(min_count, ns.score);
+  }
+  const int64_t diff = max_count - min_count;
+  for (NodeScore& ns : scores) {
+    double f = 0;
+    if (diff > 0) f = static_cast<double>(kMaxNodeScore) * (static_cast<double>(ns.score - min_count) / diff);
+    ns.score = static_cast<int64_t>(f);
+  }
+  return Status::Success();
+}
+
+}  // namespace ksched::framework::plugins::interpodaffinity

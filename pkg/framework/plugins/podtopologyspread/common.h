@@ -1,0 +1,143 @@
+// Internals of PodTopologySpread shared by its filtering and scoring halves (upstream
+// podtopologyspread/common.go): constraints with parsed selectors, per-cycle domain
+// counts, and the cycle states. Exposed in a header so the tests can inspect the states.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "pkg/api/selector.h"
+#include "pkg/api/types.h"
+#include "pkg/cache/node_info.h"
+#include "pkg/framework/interface.h"
+
+namespace ksched::framework::plugins::podtopologyspread {
+
+inline constexpr std::string_view kErrReasonConstraintsNotMatch =
+    "node(s) didn't match pod topology spread constraints";
+inline constexpr std::string_view kErrReasonNodeLabelNotMatch =
+    "node(s) didn't match pod topology spread constraints (missing required label)";
+inline constexpr std::string_view kPreFilterStateKey = "PreFilterPodTopologySpread";
+inline constexpr std::string_view kPreScoreStateKey = "PreScorePodTopologySpread";
+inline constexpr std::string_view kLabelHostname = "kubernetes.io/hostname";
+inline constexpr std::string_view kLabelTopologyZone = "topology.kubernetes.io/zone";
+
+// One constraint with its selector parsed and its optional fields resolved (upstream
+// common.go topologySpreadConstraint).
+struct Constraint {
+  int32_t max_skew = 1;
+  std::string topology_key;
+  // nullopt models a null labelSelector, which matches no pod.
+  std::optional<api::LabelSelectorMatcher> selector;
+  int32_t min_domains = 1;           // an unset minDomains counts as 1
+  bool honor_node_affinity = true;   // nodeAffinityPolicy, Honor when unset
+  bool honor_node_taints = false;    // nodeTaintsPolicy, Ignore when unset
+
+  bool Matches(const api::StringMap& labels) const { return selector.has_value() && selector->Matches(labels); }
+  // Whether `node` takes part in this constraint's spreading (upstream
+  // matchNodeInclusionPolicies).
+  bool MatchNodeInclusionPolicies(const api::Pod& pod, const api::Node& node,
+                                  const api::RequiredNodeAffinity& affinity) const;
+};
+using Constraints = std::vector<Constraint>;
+
+// Evaluates a node's inclusion policies for several constraints, matching the pod's
+// node affinity and tolerations against the node at most once each.
+class NodeInclusion {
+ public:
+  NodeInclusion(const api::Pod& pod, const api::Node& node, const api::RequiredNodeAffinity& affinity)
+      : pod_(pod), node_(node), affinity_(affinity) {}
+  bool Matches(const Constraint& c);
+
+ private:
+  const api::Pod& pod_;
+  const api::Node& node_;
+  const api::RequiredNodeAffinity& affinity_;
+  int8_t affinity_match_ = -1;  // -1: not evaluated yet
+  int8_t tolerated_ = -1;
+};
+
+// True when the node has a label for every constraint's topology key.
+bool NodeLabelsMatchSpreadConstraints(const api::StringMap& labels, const Constraints& constraints);
+// True when some constraint's selector matches `labels`.
+bool PodLabelsMatchSpreadConstraints(const Constraints& constraints, const api::StringMap& labels);
+// The pods of `pods` in namespace `ns`, not terminating, that `c` selects (upstream
+// countPodsMatchSelector; an empty selector counts nothing).
+int64_t CountPodsMatchSelector(const std::vector<cache::PodEntry>& pods, const Constraint& c, std::string_view ns);
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+// The topology values (domains) of one constraint, interned once per cycle to dense
+// indices, with a matching-pod count each. Lookups take a string_view: no allocation.
+class DomainCounts {
+ public:
+  static constexpr int32_t kNone = -1;
+  // The index of `value`, added with a count of 0 if new.
+  int32_t Intern(std::string_view value);
+  int32_t Find(std::string_view value) const;
+  int64_t& count(int32_t index) { return counts_[static_cast<size_t>(index)]; }
+  int64_t count(int32_t index) const { return counts_[static_cast<size_t>(index)]; }
+  // The count of `value`; 0 for an unknown value.
+  int64_t CountOf(std::string_view value) const {
+    int32_t i = Find(value);
+    return i == kNone ? 0 : count(i);
+  }
+  size_t size() const { return counts_.size(); }
+  void Reserve(size_t n) {
+    index_.reserve(n);
+    counts_.reserve(n);
+  }
+
+ private:
+  std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>> index_;
+  std::vector<int64_t> counts_;
+};
+
+// The two domains with the fewest matching pods seen so far (upstream criticalPaths):
+// paths[0] always holds the minimum; paths[1] is not guaranteed to be the second one.
+// Enough for preemption, which changes one node of a cloned state at a time.
+struct CriticalPaths {
+  struct Path {
+    int32_t domain = DomainCounts::kNone;
+    int64_t match_num = INT32_MAX;
+  };
+  Path paths[2];
+  void Update(int32_t domain, int64_t num);
+};
+
+// Written by PreFilter, read by Filter, updated by AddPod/RemovePod on a cloned state.
+struct PreFilterState final : StateData {
+  std::shared_ptr<const Constraints> constraints;
+  std::shared_ptr<const api::RequiredNodeAffinity> node_affinity;
+  std::vector<DomainCounts> domains;  // per constraint
+  std::vector<CriticalPaths> critical_paths;  // per constraint
+
+  std::unique_ptr<StateData> Clone() const override { return std::make_unique<PreFilterState>(*this); }
+  // The global minimum for constraint `i`: 0 while fewer than minDomains domains exist.
+  int64_t MinMatchNum(size_t i) const;
+  // Counts `pod` (+1) or uncounts it (-1) on `node` (upstream updateWithPod).
+  void UpdateWithPod(const api::Pod& updated, const api::Pod& preemptor, const api::Node* node, int64_t delta);
+};
+
+// Written by PreScore, read (concurrently) by Score and NormalizeScore.
+struct PreScoreState final : StateData {
+  std::shared_ptr<const Constraints> constraints;
+  // Feasible nodes missing a topology key: they score 0.
+  std::unordered_set<std::string, StringHash, std::equal_to<>> ignored_nodes;
+  std::vector<DomainCounts> domains;  // per constraint; unused for hostname ones
+  std::vector<double> normalizing_weights;  // per constraint
+
+  std::unique_ptr<StateData> Clone() const override { return std::make_unique<PreScoreState>(*this); }
+};
+
+}  // namespace ksched::framework::plugins::podtopologyspread
