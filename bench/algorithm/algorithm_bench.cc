@@ -9,7 +9,7 @@
 // and checks the placement of the last run (violations), so a figure that came from a
 // profile without InterPodAffinity / PodTopologySpread shows for what it is.
 //
-//   bench_algorithm [--nodes N] [--pods N] [--runs N]
+//   bench_algorithm [--nodes N] [--pods N] [--runs N] [--only basic|anti-affinity|spread]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -225,6 +225,9 @@ int Main(int argc, char** argv) {
   o.nodes = ParseFlag(argc, argv, "--nodes", o.nodes);
   o.pods = ParseFlag(argc, argv, "--pods", o.pods);
   o.runs = ParseFlag(argc, argv, "--runs", o.runs);
+  std::string_view only;  // --only NAME: one workload (e.g. for perf)
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string_view(argv[i]) == "--only") only = argv[i + 1];
 
   const framework::Registry registry = framework::InTreeRegistry();
   std::vector<std::string> dropped;
@@ -269,6 +272,7 @@ int Main(int argc, char** argv) {
   std::printf("\n%-14s %12s %10s %10s   %-22s %s\n", "pods", "median pods/s", "min", "max", "target", "placement");
   int failed = 0;
   for (const Shape& shape : kShapes) {
+    if (!only.empty() && shape.name != only) continue;
     const std::vector<api::PodPtr> pods = MakePods(shape, o.pods);
     std::vector<double> rates;
     RunResult last;

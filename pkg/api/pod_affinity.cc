@@ -75,8 +75,15 @@ std::shared_ptr<const PodAffinityTerms> ParsePodAffinityTerms(const Pod& pod) {
   if (!HasPodAffinityTerms(pod)) return nullptr;
   auto out = std::make_shared<PodAffinityTerms>();
   std::vector<std::string>* errors = &out->parse_errors;
-  const auto required = [&](const PodAffinityTerm& t) { return ParseAffinityTerm(pod, t, errors); };
+  const auto uses_labels = [](const PodAffinityTerm& t) {
+    return !t.match_label_keys.empty() || !t.mismatch_label_keys.empty();
+  };
+  const auto required = [&](const PodAffinityTerm& t) {
+    out->uses_own_labels = out->uses_own_labels || uses_labels(t);
+    return ParseAffinityTerm(pod, t, errors);
+  };
   const auto preferred = [&](const WeightedPodAffinityTerm& t) {
+    out->uses_own_labels = out->uses_own_labels || uses_labels(t.term);
     return WeightedAffinityTerm{ParseAffinityTerm(pod, t.term, errors), t.weight};
   };
   if (const auto& a = pod.spec.affinity->pod_affinity) {

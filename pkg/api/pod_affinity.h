@@ -53,6 +53,9 @@ struct PodAffinityTerms {
   // selectors, so only a hand-made object has any; InterPodAffinity's PreFilter fails the
   // incoming pod with them, as upstream does on a PodInfo parse error.
   std::vector<std::string> parse_errors;
+  // Some term folded in the pod's own labels (matchLabelKeys / mismatchLabelKeys), so
+  // pods sharing one decoded affinity (replicas, see shared.h) may still differ in terms.
+  bool uses_own_labels = false;
 
   bool Empty() const {
     return required_affinity.empty() && required_anti_affinity.empty() && preferred_affinity.empty() &&

@@ -1,6 +1,8 @@
 // PreFilter, its AddPod/RemovePod extensions and Filter (upstream interpodaffinity/filtering.go).
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,9 +41,50 @@ const api::PodAffinityTerms* EntryTerms(const cache::PodEntry& entry,
   return holder.get();
 }
 
+// Which of an existing pod's required anti-affinity terms match the incoming pod, as a
+// bit mask, remembered per cycle for pods that share one decoded affinity (replicas of a
+// workload, see pkg/api/shared.h) in one namespace: their terms are the same, so the
+// selectors run once per workload instead of once per pod.
+class AntiAffinityMatchMemo {
+ public:
+  AntiAffinityMatchMemo(const api::Pod& incoming, const api::StringMap* ns_labels)
+      : incoming_(incoming), ns_labels_(ns_labels) {}
+
+  uint64_t Matches(const api::Pod& existing, const api::PodAffinityTerms& terms) {
+    const auto& anti = terms.required_anti_affinity;
+    const bool memoizable = !terms.uses_own_labels && anti.size() <= 64 && existing.spec.affinity.has_value();
+    if (memoizable) {
+      const api::Affinity* key = existing.spec.affinity.operator->();
+      for (const Entry& e : entries_) {
+        if (e.affinity == key && e.ns == existing.metadata.namespace_) return e.mask;
+      }
+    }
+    uint64_t mask = 0;
+    for (size_t i = 0; i < anti.size(); ++i) {
+      if (anti[i].Matches(incoming_, ns_labels_)) mask |= uint64_t{1} << i;
+    }
+    if (memoizable && entries_.size() < kMaxEntries) {
+      entries_.push_back({existing.spec.affinity.operator->(), existing.metadata.namespace_, mask});
+    }
+    return mask;
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 32;  // a scan of more costs about what it saves
+  struct Entry {
+    const api::Affinity* affinity;
+    std::string_view ns;
+    uint64_t mask;
+  };
+  const api::Pod& incoming_;
+  const api::StringMap* ns_labels_;
+  std::vector<Entry> entries_;
+};
+
 // upstream getExistingAntiAffinityCounts, over the nodes holding pods with required
 // anti-affinity only.
 void CountExistingAntiAffinity(PreFilterState& s, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes) {
+  AntiAffinityMatchMemo memo(pod, &s.namespace_labels);
   for (const cache::NodeInfoPtr& info : nodes) {
     const api::Node* node = info->node();
     if (node == nullptr) continue;
@@ -50,8 +93,18 @@ void CountExistingAntiAffinity(PreFilterState& s, const api::Pod& pod, std::span
       std::shared_ptr<const api::PodAffinityTerms> holder;
       const api::PodAffinityTerms* terms = EntryTerms(e, holder);
       if (terms == nullptr) continue;
-      CountAntiAffinity(s.existing_anti_affinity, terms->required_anti_affinity, pod, &s.namespace_labels,
-                        node->metadata.labels, 1);
+      const auto& anti = terms->required_anti_affinity;
+      if (anti.size() > 64) {  // beyond the mask: match term by term
+        CountAntiAffinity(s.existing_anti_affinity, anti, pod, &s.namespace_labels, node->metadata.labels, 1);
+        continue;
+      }
+      const uint64_t mask = memo.Matches(*e.pod, *terms);
+      for (size_t i = 0; i < anti.size(); ++i) {
+        if ((mask >> i & 1) == 0) continue;
+        if (const std::string* v = node->metadata.labels.Get(anti[i].topology_key)) {
+          s.existing_anti_affinity.Add(anti[i].topology_key, *v, 1);
+        }
+      }
     }
   }
 }

@@ -329,6 +329,34 @@ TEST(InterPodAffinityFilter, PreFilterSkipsWithoutTermsOrMatchingExistingAntiAff
   EXPECT_TRUE(env.plugin.PreFilter(state, *Plain("", {{"other", "x"}}), result).IsSuccess());
 }
 
+// Replicas share one decoded affinity object (pkg/api/shared.h); PreFilter decides a
+// shared object's match once per namespace, so the same object in another namespace (its
+// terms default to that namespace) must not reuse the first answer.
+TEST(InterPodAffinityFilter, ExistingPodsSharingOneAffinityObjectInTwoNamespaces) {
+  api::PodPtr in_a = PodWith("a", "n1", {}, {}, {Term({In("app", {"web"})}, "kubernetes.io/hostname")});
+  api::Pod copy = *in_a;  // shares in_a's affinity object
+  copy.metadata.namespace_ = "b";
+  copy.spec.node_name = "n2";
+  api::PodPtr in_b = std::make_shared<const api::Pod>(std::move(copy));
+  ASSERT_EQ(in_a->spec.affinity.operator->(), in_b->spec.affinity.operator->());
+  std::vector<api::NodePtr> nodes = {NodeWith("n1", {{"kubernetes.io/hostname", "n1"}}),
+                                     NodeWith("n2", {{"kubernetes.io/hostname", "n2"}})};
+  for (const char* ns : {"a", "b"}) {
+    SCOPED_TRACE(ns);
+    // Both orders of the pods in the snapshot, so either namespace is seen first.
+    for (bool b_first : {false, true}) {
+      Env env(nodes, b_first ? std::vector<api::PodPtr>{in_b, in_a} : std::vector<api::PodPtr>{in_a, in_b});
+      auto incoming = Plain("", {{"app", "web"}}, ns);
+      CycleState state;
+      PreFilterResult result;
+      ASSERT_TRUE(env.plugin.PreFilter(state, *incoming, result).IsSuccess());
+      const bool blocked_n1 = std::string(ns) == "a";
+      EXPECT_EQ(env.plugin.Filter(state, *incoming, *env.handle.Snapshot().Get("n1")).IsSuccess(), !blocked_n1);
+      EXPECT_EQ(env.plugin.Filter(state, *incoming, *env.handle.Snapshot().Get("n2")).IsSuccess(), blocked_n1);
+    }
+  }
+}
+
 // upstream TestPreFilterStateAddRemovePod: adding a pod to the state gives the same result
 // as a PreFilter with it in the snapshot, and removing it again restores the state.
 TEST(InterPodAffinityFilter, TestPreFilterStateAddRemovePod) {

@@ -1,34 +1,23 @@
 // (topologyKey, topologyValue) -> count, the shape of upstream interpodaffinity's
 // topologyToMatchedTermCount and scoreMap. Grouped by key: a pod's terms name one or two
 // topology keys, so a node is checked with one label lookup per key and one probe.
-//
-// PreFilter adds a pair per matching pod (thousands per cycle in a cluster of
-// anti-affine replicas), so each key's values live in an open-addressing table of
-// string_views into storage this object owns (a deque never moves its strings, and short
-// values sit in the strings' inline buffers): no allocation per pair, no node per entry.
+// PreFilter adds a pair per matching pod (thousands per cycle in a cluster of anti-affine
+// replicas), so each key's values are interned in a StringIndex with the counts in a
+// parallel array: no allocation per pair.
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "pkg/api/types.h"
+#include "pkg/util/string_index.h"
 
 namespace ksched::framework::plugins::interpodaffinity {
 
 class TopologyCounts {
  public:
-  TopologyCounts() = default;
-  // Copies re-intern the values into their own storage (preemption clones states and
-  // mutates the clones on several threads at once).
-  TopologyCounts(const TopologyCounts& other);
-  TopologyCounts& operator=(const TopologyCounts& other);
-  TopologyCounts(TopologyCounts&&) noexcept = default;
-  TopologyCounts& operator=(TopologyCounts&&) noexcept = default;
-
   // Adds `delta` to the pair. With erase_zero (the filter counts), a pair that drops to
   // zero no longer exists, as upstream deletes it; scores keep zero entries (upstream
   // scoreMap).
@@ -50,28 +39,22 @@ class TopologyCounts {
   bool operator==(const TopologyCounts& other) const;
 
  private:
-  struct Slot {
-    std::string_view value;  // empty data() pointer: never used
+  struct Entry {
     int64_t count = 0;
     bool present = false;  // the pair exists (upstream: is a key of the map)
   };
-  // One topology key's values: linear probing over a power-of-two table.
+  // One topology key's values: entries[i] belongs to values.at(i).
   struct Bucket {
     std::string key;
-    std::vector<Slot> slots;
-    size_t used = 0;  // slots with a value (present or not)
+    StringIndex values;
+    std::vector<Entry> entries;
     size_t present = 0;
-    const Slot* Find(std::string_view value) const;
+    const Entry* Find(std::string_view value) const;
   };
-  Bucket* FindBucket(std::string_view key);
   const Bucket* FindBucket(std::string_view key) const;
-  // The slot for `value`, interned and inserted (absent) if new.
-  Slot& Insert(Bucket& bucket, std::string_view value);
-  void CopyFrom(const TopologyCounts& other);
 
   std::vector<Bucket> buckets_;
   size_t pairs_ = 0;
-  std::unique_ptr<std::deque<std::string>> storage_ = std::make_unique<std::deque<std::string>>();
 };
 
 }  // namespace ksched::framework::plugins::interpodaffinity

@@ -62,18 +62,12 @@ int64_t CountPodsMatchSelector(const std::vector<cache::PodEntry>& pods, const C
 }
 
 int32_t DomainCounts::Intern(std::string_view value) {
-  auto it = index_.find(value);
-  if (it != index_.end()) return it->second;
-  auto i = static_cast<int32_t>(counts_.size());
-  index_.emplace(std::string(value), i);
-  counts_.push_back(0);
+  const auto i = index_.Intern(value);
+  if (static_cast<size_t>(i) == counts_.size()) counts_.push_back(0);
   return i;
 }
 
-int32_t DomainCounts::Find(std::string_view value) const {
-  auto it = index_.find(value);
-  return it == index_.end() ? kNone : it->second;
-}
+int32_t DomainCounts::Find(std::string_view value) const { return index_.Find(value); }
 
 void CriticalPaths::Update(int32_t domain, int64_t num) {
   int i = -1;

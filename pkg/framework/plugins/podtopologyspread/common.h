@@ -17,6 +17,7 @@
 #include "pkg/api/types.h"
 #include "pkg/cache/node_info.h"
 #include "pkg/framework/interface.h"
+#include "pkg/util/string_index.h"
 
 namespace ksched::framework::plugins::podtopologyspread {
 
@@ -81,7 +82,7 @@ struct StringHash {
 // indices, with a matching-pod count each. Lookups take a string_view: no allocation.
 class DomainCounts {
  public:
-  static constexpr int32_t kNone = -1;
+  static constexpr int32_t kNone = StringIndex::kNone;
   // The index of `value`, added with a count of 0 if new.
   int32_t Intern(std::string_view value);
   int32_t Find(std::string_view value) const;
@@ -94,12 +95,12 @@ class DomainCounts {
   }
   size_t size() const { return counts_.size(); }
   void Reserve(size_t n) {
-    index_.reserve(n);
+    index_.Reserve(n);
     counts_.reserve(n);
   }
 
  private:
-  std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>> index_;
+  StringIndex index_;  // no allocation per domain (hostname: one per node)
   std::vector<int64_t> counts_;
 };
 
