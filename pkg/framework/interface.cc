@@ -6,6 +6,10 @@
 
 namespace ksched::framework {
 
+void CycleState::DropSchedulingOnlyData() {
+  std::erase_if(data_, [](const Entry& e) { return e.data != nullptr && !e.data->NeededForBinding(); });
+}
+
 std::unique_ptr<CycleState> CycleState::Clone() const {
   auto out = std::make_unique<CycleState>();
   out->data_.reserve(data_.size());

@@ -37,6 +37,12 @@ class StateData {
   virtual ~StateData() = default;
   // Copied when the cycle state is cloned (e.g. for preemption's what-if runs).
   virtual std::unique_ptr<StateData> Clone() const = 0;
+  // Whether the binding cycle (Unreserve, PreBind .. PostBind) may still read this.
+  // Data only Filter and Score read says false, and is dropped when the scheduling cycle
+  // hands the pod to its binding cycle: with thousands of binds in flight, per-node
+  // tables (one entry per node for a hostname topology) would otherwise stay alive until
+  // each bind returns.
+  virtual bool NeededForBinding() const { return true; }
 };
 
 // Key -> StateData for one scheduling cycle. Written on the scheduling thread before
@@ -67,6 +73,8 @@ class CycleState {
     data_.push_back({std::move(key), std::move(data)});
   }
   std::unique_ptr<CycleState> Clone() const;
+  // Drops the entries whose data is not NeededForBinding() (see StateData).
+  void DropSchedulingOnlyData();
 
   // Plugins whose PreFilter / PreScore returned Skip: their Filter / Score is not run.
   PluginSet skip_filter_plugins;

@@ -245,5 +245,37 @@ TEST(PlacementIntegrationTest, TopologySpreadBlockedPodBoundWhenNodeInEmptyZoneA
   EXPECT_EQ(WaitBound(h, "spreadq/blocked", kRequeueBound), "spreadq-b-1");
 }
 
+TEST(PlacementIntegrationTest, SystemDefaultSpreadingMovesReplicaSetPodsAwayFromTheirSiblings) {
+  auto c = AdminClient();
+  CreateNamespace(*c, "sysdef");
+  // Resource scoring prefers the big node; system-default spreading (the pods belong to a
+  // ReplicaSet) prefers the node without siblings.
+  CreateNode(*c, "sysdef-big", "a", "sysdef", "64");
+  CreateNode(*c, "sysdef-small", "b", "sysdef", "4");
+  Post(*c, "/apis/apps/v1/namespaces/sysdef/replicasets", R"({"apiVersion":"apps/v1","kind":"ReplicaSet",
+      "metadata":{"name":"web"},"spec":{"replicas":0,"selector":{"matchLabels":{"app":"web"}},
+      "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"pause"}]}}}})");
+  for (int i = 0; i < 3; ++i) {
+    CreatePod(*c, PodOf("sysdef", "sibling" + std::to_string(i), "web", "sysdef")
+                      .SchedulerName("elsewhere")
+                      .Node("sysdef-big")
+                      .Build());
+  }
+  CreatePod(*c, PodOf("sysdef", "busy", "other", "sysdef", "2").SchedulerName("elsewhere").Node("sysdef-small").Build());
+  Harness h({"ksched"});
+  ASSERT_TRUE(Eventually([&] { return ZonesOf(h, "sysdef").size() == 2; }, 10s));
+  ASSERT_TRUE(Eventually([&] { return h.pods().Get("sysdef/sibling2") && h.pods().Get("sysdef/busy"); }, 10s));
+  api::Pod probe = PodOf("sysdef", "probe", "web", "sysdef").Build();
+  ASSERT_TRUE(Eventually([&] { return !h.listers().DefaultSpreadSelector(probe).match_expressions.empty(); }, 10s))
+      << "the ReplicaSet never reached the lister";
+
+  // Not selected by the ReplicaSet: resource scoring alone decides.
+  CreatePod(*c, PodOf("sysdef", "loner", "loner", "sysdef").Build());
+  EXPECT_EQ(WaitBound(h, "sysdef/loner", 30s), "sysdef-big");
+  // Selected: spread away from the siblings.
+  CreatePod(*c, PodOf("sysdef", "replica", "web", "sysdef").Build());
+  EXPECT_EQ(WaitBound(h, "sysdef/replica", 30s), "sysdef-small");
+}
+
 }  // namespace
 }  // namespace ksched::scheduler

@@ -96,6 +96,7 @@ void Scheduler::ScheduleOne() {
     HandleFailure(*attempt, s, nullptr);
     return;
   }
+  attempt->state->DropSchedulingOnlyData();
   StartBindingCycle(std::move(attempt));
 }
 

@@ -100,6 +100,7 @@ class SchedulerHarness {
   }
   informers::PodInformer& pods() { return *pods_; }
   informers::NodeInformer& nodes() { return *nodes_; }
+  informers::ClusterListers& listers() { return *listers_; }
   scheduler::Scheduler& scheduler() { return *sched_; }
 
  private:

@@ -600,5 +600,22 @@ TEST(CycleStateTest, WriteReplacesAndReadChecksType) {
   EXPECT_EQ(clone->Read<A>("k")->v, 2);
 }
 
+TEST(CycleStateTest, SchedulingOnlyDataIsDroppedBeforeBinding) {
+  struct Kept : StateData {
+    std::unique_ptr<StateData> Clone() const override { return std::make_unique<Kept>(*this); }
+  };
+  struct FilterOnly : StateData {
+    std::unique_ptr<StateData> Clone() const override { return std::make_unique<FilterOnly>(*this); }
+    bool NeededForBinding() const override { return false; }
+  };
+  CycleState state;
+  state.Write("kept", std::make_unique<Kept>());
+  state.Write("filter", std::make_unique<FilterOnly>());
+  state.Write("null", nullptr);
+  state.DropSchedulingOnlyData();
+  EXPECT_NE(state.Read<Kept>("kept"), nullptr);
+  EXPECT_EQ(state.Read<FilterOnly>("filter"), nullptr);
+}
+
 }  // namespace
 }  // namespace ksched::framework::runtime

@@ -27,6 +27,7 @@ inline constexpr std::string_view kPreScoreStateKey = "PreScoreInterPodAffinity"
 // What PreFilter computes (upstream preFilterState). Exposed for tests.
 struct PreFilterState final : StateData {
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<PreFilterState>(*this); }
+  bool NeededForBinding() const override { return false; }  // Filter / Score only
 
   // The incoming pod's terms with namespaceSelectors resolved into namespaces (upstream
   // mergeAffinityTermNamespacesIfNotEmpty); shared by clones, never modified.

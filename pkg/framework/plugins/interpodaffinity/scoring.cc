@@ -15,6 +15,7 @@ namespace {
 struct PreScoreState final : StateData {
   // Read-only after PreScore, so clones share it.
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<PreScoreState>(*this); }
+  bool NeededForBinding() const override { return false; }  // Filter / Score only
   std::shared_ptr<const TopologyCounts> scores;
 };
 

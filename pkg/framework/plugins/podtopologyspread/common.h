@@ -124,6 +124,7 @@ struct PreFilterState final : StateData {
   std::vector<CriticalPaths> critical_paths;  // per constraint
 
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<PreFilterState>(*this); }
+  bool NeededForBinding() const override { return false; }  // Filter / Score only
   // The global minimum for constraint `i`: 0 while fewer than minDomains domains exist.
   int64_t MinMatchNum(size_t i) const;
   // Counts `pod` (+1) or uncounts it (-1) on `node` (upstream updateWithPod).
@@ -139,6 +140,7 @@ struct PreScoreState final : StateData {
   std::vector<double> normalizing_weights;  // per constraint
 
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<PreScoreState>(*this); }
+  bool NeededForBinding() const override { return false; }  // Filter / Score only
 };
 
 }  // namespace ksched::framework::plugins::podtopologyspread
