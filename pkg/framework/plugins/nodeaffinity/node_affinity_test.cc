@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/fakes/fake_handle.h"
+
 namespace ksched::framework::plugins::nodeaffinity {
 namespace {
 
@@ -273,13 +275,7 @@ TEST(NodeAffinityTest, InvalidPreferredTermIsAnError) {
 }
 
 TEST(NodeAffinityTest, New) {
-  struct NullHandle : Handle {
-    const cache::Snapshot& Snapshot() const override { return snapshot; }
-    const PodNominator* Nominator() const override { return nullptr; }
-    PodBinder& Binder() override { std::abort(); }
-    int Parallelism() const override { return 1; }
-    cache::Snapshot snapshot;
-  } h;
+  ksched::testing::FakeHandle h;
   EXPECT_TRUE(NodeAffinity::New(std::monostate{}, h).ok());
   EXPECT_TRUE(NodeAffinity::New(config::NodeAffinityArgs{}, h).ok());
   EXPECT_FALSE(NodeAffinity::New(config::InterPodAffinityArgs{}, h).ok());

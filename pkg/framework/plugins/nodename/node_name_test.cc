@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/fakes/fake_handle.h"
+
 namespace ksched::framework::plugins::nodename {
 namespace {
 
@@ -72,19 +74,9 @@ TEST(NodeNameTest, HintQueuesOnlyTheNamedNode) {
   }
 }
 
-class NullHandle : public Handle {
- public:
-  const cache::Snapshot& Snapshot() const override { return snapshot_; }
-  const PodNominator* Nominator() const override { return nullptr; }
-  PodBinder& Binder() override { std::abort(); }
-  int Parallelism() const override { return 1; }
-
- private:
-  cache::Snapshot snapshot_;
-};
 
 TEST(NodeNameTest, Factory) {
-  NullHandle h;
+  ksched::testing::FakeHandle h;
   auto pl = NodeName::New(std::monostate{}, h);
   ASSERT_TRUE(pl.ok());
   EXPECT_EQ((*pl)->Name(), "NodeName");

@@ -10,6 +10,7 @@
 #include "pkg/api/types.h"
 #include "pkg/cache/snapshot.h"
 #include "pkg/framework/interface.h"
+#include "tests/fakes/fake_handle.h"
 
 namespace ksched::framework::plugins::noderesources::fixtures {
 
@@ -53,26 +54,7 @@ inline std::vector<api::Container> CpuAndMemory() {
           Container({{"cpu", Milli(2000)}, {"memory", Val(3000)}})};
 }
 
-// A Handle over a fixed snapshot; binds are recorded or failed on demand.
-class FakeHandle final : public Handle, public PodBinder {
- public:
-  FakeHandle() = default;
-  explicit FakeHandle(cache::Snapshot snapshot) : snapshot_(std::move(snapshot)) {}
-  const cache::Snapshot& Snapshot() const override { return snapshot_; }
-  const PodNominator* Nominator() const override { return nullptr; }
-  PodBinder& Binder() override { return *this; }
-  int Parallelism() const override { return 1; }
-
-  ksched::Status Bind(const api::Pod& pod, std::string_view node_name) override {
-    binds.emplace_back(pod.Key(), std::string(node_name));
-    return bind_result;
-  }
-
-  std::vector<std::pair<std::string, std::string>> binds;
-  ksched::Status bind_result;
-
- private:
-  cache::Snapshot snapshot_;
-};
+// The one fake framework handle (tests/fakes/fake_handle.h).
+using FakeHandle = ksched::testing::FakeHandle;
 
 }  // namespace ksched::framework::plugins::noderesources::fixtures
