@@ -88,13 +88,18 @@ struct LineQueue {
 
 }  // namespace
 
-std::string StoreKey(const api::ObjectMeta& meta) {
+namespace {
+
+// "namespace/name", or "name" for cluster-scoped objects.
+template <typename Meta>
+std::string KeyOf(const Meta& meta) {
   return meta.namespace_.empty() ? meta.name : meta.namespace_ + "/" + meta.name;
 }
 
-std::string StoreKey(const api::LeanObjectMeta& meta) {
-  return meta.namespace_.empty() ? meta.name : meta.namespace_ + "/" + meta.name;
-}
+}  // namespace
+
+std::string StoreKey(const api::ObjectMeta& meta) { return KeyOf(meta); }
+std::string StoreKey(const api::LeanObjectMeta& meta) { return KeyOf(meta); }
 
 template <typename T>
 Informer<T>::Informer(ApiClient& client, std::string resource_path, InformerOptions options)
