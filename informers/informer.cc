@@ -63,6 +63,14 @@ struct Codec<api::StatefulSet> {
   static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeStatefulSetWatchEvent(p, t); }
 };
 
+// A server (or a lagging apiserver replica) that has not yet seen the RV we asked for
+// answers 504 "Too large resource version". client-go's isTooLargeResourceVersionError
+// then relists from etcd (RV "") rather than retry an RV that may never arrive there.
+bool IsTooLargeResourceVersion(std::string_view message) {
+  return message.find("Too large resource version") != std::string_view::npos;
+}
+bool IsTooLargeResourceVersion(const Status& s) { return IsTooLargeResourceVersion(s.message()); }
+
 std::string UrlEncode(std::string_view s) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
@@ -80,9 +88,15 @@ std::string UrlEncode(std::string_view s) {
 
 // Lines handed from the client's I/O thread to the informer thread.
 struct LineQueue {
+  explicit LineQueue(size_t limit) : max_bytes(limit) {}
+  const size_t max_bytes;
   std::mutex mu;
   std::condition_variable_any cv;
   std::deque<std::string> lines;
+  size_t bytes = 0;
+  // Set when a line arrived with `max_bytes` already buffered. That line and all later
+  // ones are dropped; the informer applies what it holds and re-watches from there.
+  bool overflowed = false;
   std::optional<Status> closed;  // set once by on_close
 };
 
@@ -263,6 +277,7 @@ template <typename T>
 Status Informer<T>::ListAndReplace(std::stop_token stop) {
   api::JsonParser parser;
   std::vector<std::shared_ptr<const T>> items;
+  std::vector<typename api::ObjectList<T>::Skipped> skipped;
   std::string cont, list_rv;
   int64_t pages = 0;
   bool paginate = options_.page_size > 0;
@@ -280,11 +295,13 @@ Status Informer<T>::ListAndReplace(std::stop_token stop) {
         // The continue token expired mid-pagination: start over with one full list.
         KLOG(INFO) << "continue token expired while listing " << Codec<T>::kKind << ", listing in full";
         items.clear();
+        skipped.clear();
         cont.clear();
         paginate = false;
         continue;
       }
-      if (resp.status().code() == StatusCode::kGone && !rv.empty() && rv != "0") {
+      if ((resp.status().code() == StatusCode::kGone || IsTooLargeResourceVersion(resp.status())) && !rv.empty() &&
+          rv != "0") {
         KLOG(INFO) << "resource version " << rv << " of " << Codec<T>::kKind << " is gone, listing from etcd";
         rv_expired_ = true;
         rv.clear();
@@ -297,29 +314,40 @@ Status Informer<T>::ListAndReplace(std::stop_token stop) {
     if (!list.ok()) return list.status().WithContext(std::string("decoding ") + Codec<T>::kKind + " list");
     ++pages;
     items.insert(items.end(), std::make_move_iterator(list->items.begin()), std::make_move_iterator(list->items.end()));
+    skipped.insert(skipped.end(), std::make_move_iterator(list->skipped.begin()),
+                   std::make_move_iterator(list->skipped.end()));
     list_rv = list->resource_version;
     cont = list->continue_token;
     if (cont.empty() || !paginate) break;
   }
 
-  struct Change { int kind; std::shared_ptr<const T> old_obj, new_obj; };  // 0 add, 1 update, 2 delete
+  struct Change { std::shared_ptr<const T> old_obj, new_obj; };  // either may be null
   std::vector<Change> changes;
   {
     std::unique_lock lock(store_mu_);
     std::unordered_map<std::string, std::shared_ptr<const T>> next;
-    next.reserve(items.size());
+    next.reserve(items.size() + skipped.size());
+    // An object we could not decode keeps its previous copy (if we had one), so a single
+    // bad object neither fails the list nor reads as deleted.
+    for (const auto& bad : skipped) {
+      KLOG(ERROR) << "skipping " << Codec<T>::kKind << " list item: " << bad.error;
+      ++stats_.skipped_objects;
+      if (bad.partial == nullptr || bad.partial->metadata.name.empty()) continue;
+      std::string key = StoreKey(bad.partial->metadata);
+      if (auto it = store_.find(key); it != store_.end()) next.emplace(std::move(key), it->second);
+    }
     for (auto& obj : items) {
       std::string key = StoreKey(obj->metadata);
       auto it = store_.find(key);
       if (it == store_.end()) {
-        changes.push_back({0, nullptr, obj});
+        changes.push_back({nullptr, obj});
       } else if (it->second->metadata.resource_version != obj->metadata.resource_version) {
-        changes.push_back({1, it->second, obj});
+        changes.push_back({it->second, obj});
       }
       next.emplace(std::move(key), std::move(obj));
     }
     for (auto& [key, old] : store_) {
-      if (!next.count(key)) changes.push_back({2, old, nullptr});
+      if (!next.count(key)) changes.push_back({old, nullptr});
     }
     store_ = std::move(next);
     rv_ = list_rv;
@@ -327,13 +355,7 @@ Status Informer<T>::ListAndReplace(std::stop_token stop) {
     ++stats_.lists;
     stats_.list_pages += pages;
   }
-  for (const auto& c : changes) {
-    for (auto* h : handlers_) {
-      if (c.kind == 0) h->OnAdd(c.new_obj);
-      else if (c.kind == 1) h->OnUpdate(c.old_obj, c.new_obj);
-      else h->OnDelete({c.old_obj, /*final_state_unknown=*/true});
-    }
-  }
+  for (const auto& c : changes) Notify(c.old_obj, c.new_obj, /*final_state_unknown=*/true);
   {
     std::unique_lock lock(store_mu_);
     synced_ = true;
@@ -341,6 +363,21 @@ Status Informer<T>::ListAndReplace(std::stop_token stop) {
   synced_cv_.notify_all();
   KLOG_V(2) << "listed " << items.size() << " " << Codec<T>::kKind << " in " << pages << " page(s) at RV " << list_rv;
   return Status::OK();
+}
+
+template <typename T>
+void Informer<T>::Notify(const std::shared_ptr<const T>& old_obj, const std::shared_ptr<const T>& new_obj,
+                         bool final_state_unknown) {
+  if (old_obj != nullptr && new_obj != nullptr && old_obj->metadata.uid != new_obj->metadata.uid) {
+    for (auto* h : handlers_) h->OnDelete({old_obj, /*final_state_unknown=*/true});
+    for (auto* h : handlers_) h->OnAdd(new_obj);
+    return;
+  }
+  for (auto* h : handlers_) {
+    if (new_obj == nullptr) h->OnDelete({old_obj, final_state_unknown});
+    else if (old_obj != nullptr) h->OnUpdate(old_obj, new_obj);
+    else h->OnAdd(new_obj);
+  }
 }
 
 template <typename T>
@@ -356,12 +393,30 @@ void Informer<T>::ApplyEvent(api::WatchEventType type, const std::shared_ptr<con
     } else {
       store_[key] = obj;
     }
-    rv_ = obj->metadata.resource_version;
+    // An event without a resourceVersion must not reset ours: an empty RV would make the
+    // next watch start from "now" and lose whatever happened in between.
+    if (!obj->metadata.resource_version.empty()) rv_ = obj->metadata.resource_version;
   }
-  for (auto* h : handlers_) {
-    if (type == api::WatchEventType::kDeleted) h->OnDelete({old ? old : obj, false});
-    else if (old) h->OnUpdate(old, obj);
-    else h->OnAdd(obj);
+  if (type == api::WatchEventType::kDeleted) {
+    // A delete of an object we never saw still reaches the handlers with what it carries.
+    Notify(old ? old : obj, nullptr, /*final_state_unknown=*/false);
+  } else {
+    Notify(old, obj, /*final_state_unknown=*/false);
+  }
+}
+
+template <typename T>
+void Informer<T>::SkipBadEvent(const api::WatchEvent<T>& ev) {
+  KLOG(ERROR) << "skipping watch event of " << Codec<T>::kKind << ": " << ev.object_error;
+  {
+    std::unique_lock lock(store_mu_);
+    ++stats_.skipped_objects;
+    // Move past it, so a restarted watch does not replay the same bad event forever.
+    if (!ev.resource_version.empty()) rv_ = ev.resource_version;
+  }
+  if (ev.type == api::WatchEventType::kDeleted && !ev.object->metadata.name.empty()) {
+    // The key is all a delete needs; handlers get the last state we stored.
+    ApplyEvent(api::WatchEventType::kDeleted, ev.object);
   }
 }
 
@@ -369,11 +424,18 @@ template <typename T>
 typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
   std::uniform_int_distribution<int64_t> dist(options_.min_watch_timeout.count(),
                                               2 * options_.min_watch_timeout.count() - 1);
-  auto q = std::make_shared<LineQueue>();
+  auto q = std::make_shared<LineQueue>(options_.max_buffered_watch_bytes);
   auto stream = client_.Watch({.path = WatchPath(dist(rng_))},
                               {.on_line =
                                    [q](std::string_view line) {
                                      std::lock_guard l(q->mu);
+                                     if (q->overflowed) return;
+                                     if (q->bytes > 0 && q->bytes + line.size() > q->max_bytes) {
+                                       q->overflowed = true;
+                                       q->cv.notify_one();
+                                       return;
+                                     }
+                                     q->bytes += line.size();
                                      q->lines.emplace_back(line);
                                      q->cv.notify_one();
                                    },
@@ -394,12 +456,18 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
   for (;;) {
     std::deque<std::string> batch;
     std::optional<Status> closed;
+    bool overflowed = false;
     {
       std::unique_lock l(q->mu);
       // Wake at least every 100 ms to check the idle deadline on the injected clock.
-      q->cv.wait_for(l, stop, std::chrono::milliseconds(100), [&] { return !q->lines.empty() || q->closed; });
+      q->cv.wait_for(l, stop, std::chrono::milliseconds(100),
+                     [&] { return !q->lines.empty() || q->closed || q->overflowed; });
       batch.swap(q->lines);
-      if (batch.empty()) closed = q->closed;
+      q->bytes = 0;
+      if (batch.empty()) {
+        closed = q->closed;
+        overflowed = q->overflowed;
+      }
     }
     if (stop.stop_requested()) {
       stream->Cancel();
@@ -423,7 +491,11 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
         case api::WatchEventType::kAdded:
         case api::WatchEventType::kModified:
         case api::WatchEventType::kDeleted:
-          ApplyEvent(ev->type, ev->object);
+          if (!ev->object_error.empty()) SkipBadEvent(*ev);
+          else ApplyEvent(ev->type, ev->object);
+          break;
+        case api::WatchEventType::kUnknown:
+          KLOG(WARNING) << "skipping watch event of unknown type for " << Codec<T>::kKind;
           break;
         case api::WatchEventType::kBookmark: {
           std::unique_lock lock(store_mu_);
@@ -432,7 +504,8 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
         }
         case api::WatchEventType::kError: {
           stream->Cancel();
-          if (ev->error.code == 410 || ev->error.reason == "Expired" || ev->error.reason == "Gone") {
+          if (ev->error.code == 410 || ev->error.reason == "Expired" || ev->error.reason == "Gone" ||
+              IsTooLargeResourceVersion(ev->error.message)) {
             KLOG(INFO) << "watch of " << Codec<T>::kKind << " expired (" << ev->error.message << "), relisting";
             return WatchEnd::kRelist;
           }
@@ -440,6 +513,15 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
           return WatchEnd::kBackoff;
         }
       }
+    }
+    if (overflowed) {
+      // Every line we kept has been applied; resume from there (see LineQueue).
+      KLOG(WARNING) << "watch of " << Codec<T>::kKind << " buffered more than " << options_.max_buffered_watch_bytes
+                    << " bytes ahead of its handlers, resuming it";
+      stream->Cancel();
+      std::unique_lock lock(store_mu_);
+      ++stats_.buffer_restarts;
+      return WatchEnd::kResume;
     }
     if (closed) {
       if (closed->ok()) {

@@ -57,6 +57,10 @@ struct InformerOptions {
   std::chrono::seconds backoff_reset{120};
   // A watch with no bytes (events or bookmarks) for this long is restarted.
   std::chrono::milliseconds idle_timeout{std::chrono::minutes(2)};
+  // Watch lines read but not yet applied (handlers slower than the stream). Past this
+  // many bytes the stream is dropped once the lines in hand are applied, and the watch
+  // resumes from the last applied resourceVersion: memory stays bounded, nothing is lost.
+  size_t max_buffered_watch_bytes = size_t{256} << 20;
   uint64_t seed = std::random_device{}();
 };
 
@@ -67,7 +71,9 @@ struct InformerStats {
   int64_t watches = 0;        // watch streams opened
   int64_t relists_after_gone = 0;
   int64_t idle_restarts = 0;
-  int64_t decode_errors = 0;
+  int64_t decode_errors = 0;  // lines or objects that could not be read
+  int64_t skipped_objects = 0;  // well-formed objects that could not be decoded, skipped
+  int64_t buffer_restarts = 0;  // watches resumed because too many lines were buffered
   int64_t failures = 0;       // failed list or watch attempts (each followed by backoff)
 };
 
@@ -103,6 +109,15 @@ class Informer {
   Status ListAndReplace(std::stop_token stop);
   WatchEnd Watch(std::stop_token stop);
   void ApplyEvent(api::WatchEventType type, const std::shared_ptr<const T>& obj);
+  // An event whose object could not be decoded: logged and skipped, except that a
+  // delete still removes the object when its key was read.
+  void SkipBadEvent(const api::WatchEvent<T>& ev);
+  // Calls the handlers for one change. A replacement with another UID (the object was
+  // deleted and recreated under the same name while we were not watching) is delivered
+  // as a delete of the old object followed by an add, as upstream's event handlers
+  // treat a UID change.
+  void Notify(const std::shared_ptr<const T>& old_obj, const std::shared_ptr<const T>& new_obj,
+              bool final_state_unknown);
   void Backoff(std::stop_token stop);
   std::string ListPath(const std::string& rv, const std::string& cont, bool paginate) const;
   std::string WatchPath(int64_t timeout_seconds) const;

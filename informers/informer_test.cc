@@ -23,11 +23,18 @@ using ksched::testing::FakeApiServer;
 using ksched::testing::HttpRequest;
 using ksched::testing::ResponseWriter;
 
-std::string NodeJson(const std::string& name, const std::string& rv) {
+std::string NodeJson(const std::string& name, const std::string& rv, const std::string& uid = "") {
   api::Node n;
   n.metadata.name = name;
   n.metadata.resource_version = rv;
+  n.metadata.uid = uid.empty() ? "uid-" + name : uid;
   return api::EncodeNode(n);
+}
+
+// A node whose taints are a string: well-formed JSON that cannot be decoded.
+std::string BadNodeJson(const std::string& name, const std::string& rv) {
+  return R"({"kind":"Node","apiVersion":"v1","metadata":{"name":")" + name + R"(","resourceVersion":")" + rv +
+         R"("},"spec":{"taints":"all of them"}})";
 }
 
 std::string NodeList(const std::vector<std::pair<std::string, std::string>>& nodes, const std::string& rv,
@@ -348,6 +355,8 @@ INSTANTIATE_TEST_SUITE_P(
         StreamFault{"unknown_event_type",
                     [](ResponseWriter& w) { w.Chunk(R"({"type":"EXPLODED","object":{}})" "\n"); }},
         StreamFault{"connection_reset", [](ResponseWriter& w) { w.Abort(); }},
+        // No object: an error line (it used to decode to a null object and crash).
+        StreamFault{"event_without_object", [](ResponseWriter& w) { w.Chunk(R"({"type":"ADDED"})" "\n"); }},
         StreamFault{"silent_stream", [](ResponseWriter&) { std::this_thread::sleep_for(1500ms); }}),
     [](const auto& info) { return std::string(info.param.name); });
 
@@ -372,6 +381,178 @@ TEST(InformerTest, TooManyRequestsOnWatchBacksOffWithoutRelist) {
   ASSERT_TRUE(rec.WaitFor(2));
   EXPECT_EQ(inf.Stats().lists, 1);
   EXPECT_GE(inf.Stats().failures, 2);
+  server.Stop();
+}
+
+// An event without a resourceVersion must not reset the informer's RV: the next watch
+// would start from "now" and miss what happened in between.
+TEST(InformerTest, EventWithoutResourceVersionKeepsTheLastOne) {
+  std::atomic<int> watches{0};
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (!req.query.count("watch")) {
+      w.Respond(200, NodeList({{"a", "1"}}, "5"));
+      return;
+    }
+    w.StartChunked(200);
+    if (watches++ == 0) {
+      w.Chunk(Event("ADDED", "b", "6") + Event("MODIFIED", "b", ""));
+      w.End();
+      return;
+    }
+    server.WaitForStop(30s);
+  });
+  auto client = ClientFor(server);
+  NodeInformer inf(*client, "/api/v1/nodes", FastOptions());
+  Recorder rec;
+  inf.AddHandler(&rec);
+  inf.Start();
+  ASSERT_TRUE(rec.WaitFor(3));
+  ASSERT_TRUE(Eventually([&] { return server.request_count() >= 3; }));
+  EXPECT_EQ(server.requests()[2].query["resourceVersion"], "6");
+  EXPECT_EQ(inf.LastSyncResourceVersion(), "6");
+  server.Stop();
+}
+
+// After a relist, an object recreated under the same name (new UID) is a delete of the
+// old one and an add of the new one, never an update (the cache would see a pod move).
+TEST(InformerTest, RelistDeliversUidChangeAsDeleteAndAdd) {
+  std::atomic<int> lists{0};
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (!req.query.count("watch")) {
+      std::string items = lists++ == 0 ? NodeJson("a", "1", "old") : NodeJson("a", "8", "new");
+      w.Respond(200, R"({"kind":"NodeList","metadata":{"resourceVersion":")" + std::string(lists == 1 ? "5" : "9") +
+                         R"("},"items":[)" + items + "]}");
+      return;
+    }
+    w.StartChunked(200);
+    if (req.query.at("resourceVersion") == "5") {
+      w.Chunk(ExpiredEvent());
+      w.End();
+      return;
+    }
+    server.WaitForStop(30s);
+  });
+  auto client = ClientFor(server);
+  NodeInformer inf(*client, "/api/v1/nodes", FastOptions());
+  Recorder rec;
+  inf.AddHandler(&rec);
+  inf.Start();
+  ASSERT_TRUE(rec.WaitFor(3));
+  EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "tombstone a", "add a@8"}));
+  EXPECT_EQ(inf.Get("a")->metadata.uid, "new");
+  server.Stop();
+}
+
+// One object that cannot be decoded (here: taints as a string) is skipped with an error,
+// in a list and in a watch; it never fails the list or stalls the stream at its event.
+TEST(InformerTest, OneBadObjectNeverBlocksTheOthers) {
+  std::atomic<int> watches{0};
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (!req.query.count("watch")) {
+      w.Respond(200, R"({"kind":"NodeList","metadata":{"resourceVersion":"5"},"items":[)" + NodeJson("a", "1") + "," +
+                         BadNodeJson("bad", "2") + "," + NodeJson("c", "3") + "," + NodeJson("gone", "4") + "]}");
+      return;
+    }
+    w.StartChunked(200);
+    if (watches++ == 0) {
+      w.Chunk(R"({"type":"MODIFIED","object":)" + BadNodeJson("a", "6") + "}\n" + Event("ADDED", "d", "7") +
+              R"({"type":"DELETED","object":)" + BadNodeJson("gone", "8") + "}\n");
+      w.End();
+      return;
+    }
+    server.WaitForStop(30s);
+  });
+  auto client = ClientFor(server);
+  NodeInformer inf(*client, "/api/v1/nodes", FastOptions());
+  Recorder rec;
+  inf.AddHandler(&rec);
+  inf.Start();
+  ASSERT_TRUE(rec.WaitFor(5));
+  EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "add c@3", "add gone@4", "add d@7", "delete gone"}));
+  // The skipped update left the last good copy; the stream went on past it.
+  EXPECT_EQ(inf.Get("a")->metadata.resource_version, "1");
+  EXPECT_EQ(inf.Get("bad"), nullptr);
+  EXPECT_EQ(inf.Stats().skipped_objects, 3);
+  EXPECT_EQ(inf.Stats().lists, 1);
+  ASSERT_TRUE(Eventually([&] { return server.request_count() >= 3; }));
+  EXPECT_EQ(server.requests()[2].query["resourceVersion"], "8");
+  server.Stop();
+}
+
+// A newer server's "Too large resource version" answer to a relist at our RV: list from
+// etcd (RV "") instead of retrying an RV this server may never reach.
+TEST(InformerTest, TooLargeResourceVersionListsFromEtcd) {
+  std::atomic<int> lists{0};
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (!req.query.count("watch")) {
+      int n = lists++;
+      if (n == 1) {
+        w.Respond(504, R"({"kind":"Status","status":"Failure","message":"Too large resource version: 20, current: 9",)"
+                       R"("reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge"}]},"code":504})");
+      } else {
+        w.Respond(200, NodeList({{"a", n == 0 ? "1" : "9"}}, n == 0 ? "5" : "9"));
+      }
+      return;
+    }
+    w.StartChunked(200);
+    if (req.query.at("resourceVersion") == "5") {
+      // The watch fails in a way that needs a relist at our RV (not 410).
+      w.Chunk(Bookmark("20"));
+      w.Chunk(R"({"type":"ERROR","object":{"kind":"Status","status":"Failure","message":"Too large resource version: 20, current: 9","reason":"Timeout","code":504}})" "\n");
+      w.End();
+      return;
+    }
+    server.WaitForStop(30s);
+  });
+  auto client = ClientFor(server);
+  NodeInformer inf(*client, "/api/v1/nodes", FastOptions());
+  Recorder rec;
+  inf.AddHandler(&rec);
+  inf.Start();
+  ASSERT_TRUE(rec.WaitFor(2));
+  EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "update a@1->9"}));
+  ASSERT_TRUE(Eventually([&] { return server.request_count() >= 4; }));
+  auto reqs = server.requests();
+  EXPECT_EQ(reqs[2].query["resourceVersion"], "");  // straight to etcd after the watch error
+  server.Stop();
+}
+
+// Handlers slower than the stream: past max_buffered_watch_bytes the stream is dropped
+// and resumed from the last applied event, so memory stays bounded and nothing is lost
+// or applied twice.
+TEST(InformerTest, BufferedLinesAreBoundedAndNothingIsLost) {
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (!req.query.count("watch")) {
+      w.Respond(200, NodeList({}, "5"));
+      return;
+    }
+    int from = std::stoi(req.query.at("resourceVersion"));
+    w.StartChunked(200);
+    std::string burst;
+    for (int rv = from + 1; rv <= 12; ++rv) burst += Event("ADDED", "n" + std::to_string(rv), std::to_string(rv));
+    if (!burst.empty()) w.Chunk(burst);
+    server.WaitForStop(30s);
+  });
+  class SlowRecorder : public Recorder {
+   public:
+    void OnAdd(const api::NodePtr& n) override {
+      std::this_thread::sleep_for(30ms);
+      Recorder::OnAdd(n);
+    }
+  };
+  auto client = ClientFor(server);
+  auto opts = FastOptions();
+  opts.max_buffered_watch_bytes = 1;  // one line at a time
+  NodeInformer inf(*client, "/api/v1/nodes", opts);
+  SlowRecorder rec;
+  inf.AddHandler(&rec);
+  inf.Start();
+  ASSERT_TRUE(rec.WaitFor(7));
+  std::vector<std::string> want;
+  for (int rv = 6; rv <= 12; ++rv) want.push_back("add n" + std::to_string(rv) + "@" + std::to_string(rv));
+  EXPECT_EQ(rec.events(), want);
+  EXPECT_GE(inf.Stats().buffer_restarts, 1);
+  EXPECT_EQ(inf.Stats().lists, 1);
   server.Stop();
 }
 

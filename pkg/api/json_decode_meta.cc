@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "pkg/api/json_reader.h"
+#include "pkg/api/selector.h"
 #include "pkg/util/mutex.h"
 
 namespace ksched::api::json_internal {
@@ -11,7 +12,11 @@ namespace ksched::api::json_internal {
 static_assert(kJsonPadding == simdjson::SIMDJSON_PADDING, "kJsonPadding must match simdjson");
 
 bool DecodeError::Fail(simdjson::error_code code) {
-  return Fail(std::string("invalid JSON: ") + simdjson::error_message(code));
+  Fail(std::string("invalid JSON: ") + simdjson::error_message(code));
+  // A wrong type or an out-of-range number leaves the document readable; anything else
+  // means the text itself is broken.
+  malformed_ = code != simdjson::INCORRECT_TYPE && code != simdjson::NUMBER_OUT_OF_RANGE;
+  return false;
 }
 
 bool DecodeError::InField(std::string_view name) {
@@ -244,16 +249,6 @@ bool ReadResourceList(od::value& v, ResourceList& out, DecodeError& err) {
 
 namespace {
 
-bool ParseSelectorOperator(std::string_view s, SelectorOperator& op) {
-  if (s == "In") op = SelectorOperator::kIn;
-  else if (s == "NotIn") op = SelectorOperator::kNotIn;
-  else if (s == "Exists") op = SelectorOperator::kExists;
-  else if (s == "DoesNotExist") op = SelectorOperator::kDoesNotExist;
-  else if (s == "Gt") op = SelectorOperator::kGt;
-  else if (s == "Lt") op = SelectorOperator::kLt;
-  else return false;
-  return true;
-}
 
 bool DecodeOwnerReference(od::value& v, OwnerReference& r, DecodeError& err) {
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
@@ -274,9 +269,9 @@ bool DecodeSelectorRequirement(od::value& v, LabelSelectorRequirement& r, Decode
     if (key == "operator") {
       std::string_view op;
       if (!ReadStringView(fv, op, err)) return false;
-      if (!ParseSelectorOperator(op, r.op)) {
-        return err.Fail("unknown operator \"" + std::string(op) + "\"");
-      }
+      // An operator from a newer API decodes as kUnknown, so the object still decodes
+      // and only selectors using it fail (upstream: the selector conversion errors).
+      r.op = SelectorOperatorFromName(op).value_or(SelectorOperator::kUnknown);
       return true;
     }
     if (key == "values") return ReadStringList(fv, r.values, err);
@@ -301,7 +296,7 @@ bool DecodeTaintEffect(od::value& v, TaintEffect& out, DecodeError& err) {
   else if (s == "NoSchedule") out = TaintEffect::kNoSchedule;
   else if (s == "PreferNoSchedule") out = TaintEffect::kPreferNoSchedule;
   else if (s == "NoExecute") out = TaintEffect::kNoExecute;
-  else return err.Fail("unknown taint effect \"" + std::string(s) + "\"");
+  else out = TaintEffect::kUnknown;  // from a newer API: ignored by filters and scorers
   return true;
 }
 

@@ -151,7 +151,7 @@ bool DecodeToleration(od::value& v, Toleration& t, DecodeError& err) {
       if (!ReadStringView(fv, op, err)) return false;
       if (op == "Exists") t.op_exists = true;
       else if (op == "Equal" || op.empty()) t.op_exists = false;
-      else return err.Fail("unknown toleration operator \"" + std::string(op) + "\"");
+      else t.op_unknown = true;  // from a newer API: tolerates nothing
       return true;
     }
     if (key == "value") return ReadString(fv, t.value, err);

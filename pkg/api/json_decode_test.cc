@@ -288,15 +288,6 @@ TEST(JsonDecodeTest, ErrorsNameObjectAndField) {
       {"int32 overflow",
        R"({"metadata":{"name":"p","namespace":"ns"},"spec":{"priority":3000000000}})",
        "spec.priority: value 3000000000 overflows int32"},
-      {"bad operator",
-       R"({"metadata":{"name":"p","namespace":"ns"},"spec":{"affinity":{"nodeAffinity":{
-          "requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{},{"matchExpressions":[
-          {"key":"k","operator":"Like"}]}]}}}}})",
-       "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[1]."
-       "matchExpressions[0].operator: unknown operator \"Like\""},
-      {"bad effect",
-       R"({"metadata":{"name":"p","namespace":"ns"},"spec":{"tolerations":[{"effect":"Sometimes"}]}})",
-       "spec.tolerations[0].effect: unknown taint effect \"Sometimes\""},
       {"label value type",
        R"({"metadata":{"name":"p","labels":{"app":true}}})", "pod \"p\": metadata.labels.app: expected string, got boolean"},
       {"not an object", R"([1,2])", "pod: expected object, got array"},
@@ -368,12 +359,42 @@ TEST(JsonDecodeTest, PodListWithContinueToken) {
   EXPECT_FALSE(last->remaining_item_count.has_value());
   EXPECT_TRUE(last->items.empty());
 
+  // One item that cannot be decoded is skipped with its error; the others still arrive.
   auto bad = DecodePodList(parser, R"({"metadata":{},"items":[{"metadata":{"name":"a","namespace":"x"}},
-    {"metadata":{"name":"b","namespace":"x"},"spec":{"containers":[{"resources":{"requests":{"memory":"1Gk"}}}]}}]})");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(),
-            "PodList: items[1]: pod \"x/b\": spec.containers[0].resources.requests.memory: unable to parse "
+    {"metadata":{"name":"b","namespace":"x"},"spec":{"containers":[{"resources":{"requests":{"memory":"1Gk"}}}]}},
+    {"metadata":{"name":"c","namespace":"x"}}]})");
+  ASSERT_TRUE(bad.ok()) << bad.status().ToString();
+  ASSERT_EQ(bad->items.size(), 2u);
+  EXPECT_EQ(bad->items[1]->Key(), "x/c");
+  ASSERT_EQ(bad->skipped.size(), 1u);
+  EXPECT_EQ(bad->skipped[0].partial->Key(), "x/b");
+  EXPECT_EQ(bad->skipped[0].error,
+            "items[1]: pod \"x/b\": spec.containers[0].resources.requests.memory: unable to parse "
             "quantity's suffix (got \"1Gk\")");
+
+  // Broken JSON inside an item still fails the list: the rest cannot be read.
+  auto broken = DecodePodList(parser, R"({"metadata":{},"items":[{"metadata":{"name":"a","namespace":"x"}},
+    {"metadata":{"name":"b","namespace":"x"},"spec":{"priority" 12}}]})");
+  EXPECT_FALSE(broken.ok());
+}
+
+// Enum values from a newer apiserver decode to kUnknown instead of failing the object;
+// they then behave as upstream treats unknown values (see the selector tests).
+TEST(JsonDecodeTest, UnknownEnumValuesDecode) {
+  auto pod = DecodePod(R"({"metadata":{"name":"p","namespace":"ns"},"spec":{
+      "affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[
+        {"matchExpressions":[{"key":"k","operator":"Like"}]}]}}},
+      "tolerations":[{"effect":"Sometimes"},{"key":"k","operator":"Resembles","value":"v"}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  const auto& term = (*(*pod)->spec.affinity->node_affinity->required)[0];
+  EXPECT_EQ(term.match_expressions[0].op, SelectorOperator::kUnknown);
+  ASSERT_EQ((*pod)->spec.tolerations.size(), 2u);
+  EXPECT_EQ((*pod)->spec.tolerations[0].effect, TaintEffect::kUnknown);
+  EXPECT_TRUE((*pod)->spec.tolerations[1].op_unknown);
+
+  auto node = DecodeNode(R"({"metadata":{"name":"n"},"spec":{"taints":[{"key":"k","effect":"NoScheduleSoon"}]}})");
+  ASSERT_TRUE(node.ok()) << node.status().ToString();
+  EXPECT_EQ((*node)->spec.taints[0].effect, TaintEffect::kUnknown);
 }
 
 TEST(JsonDecodeTest, NodeListAndApiStatus) {

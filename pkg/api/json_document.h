@@ -97,8 +97,16 @@ StatusOr<ObjectList<T>> DecodeList(JsonParser& parser, const JsonText& json) {
       if (auto e = elem.get(ev)) return err.Fail(e);
       auto obj = std::make_shared<T>();
       if (!Kind<T>::Decode(ev, *obj, err)) {
-        item_error = "items[" + std::to_string(i) + "]: " + ObjectError(*obj, err);
-        return false;
+        std::string what = "items[" + std::to_string(i) + "]: " + ObjectError(*obj, err);
+        if (err.malformed()) {
+          item_error = std::move(what);
+          return false;
+        }
+        // Readable JSON with a value we cannot use: skip this one object, not the list.
+        // The array iterator skips whatever of the item is left unread.
+        list.skipped.push_back({std::move(obj), std::move(what)});
+        ++i;
+        continue;
       }
       list.items.push_back(std::move(obj));
       ++i;
@@ -109,13 +117,19 @@ StatusOr<ObjectList<T>> DecodeList(JsonParser& parser, const JsonText& json) {
   return list;
 }
 
+// Decodes the event's "object". A well-formed object with a value we cannot use does not
+// fail the event: it is returned with object_error set and what was read of it, so the
+// informer can skip that one object instead of restarting the stream at the same event.
 template <typename T>
 bool DecodeEventObject(od::value& v, WatchEvent<T>& ev, DecodeError& err, std::string& obj_error) {
   if (ev.type == WatchEventType::kError) return DecodeApiStatusObject(v, ev.error, err);
+  if (ev.type == WatchEventType::kUnknown) return true;  // skipped by the informer unread
   auto obj = std::make_shared<T>();
   if (!Kind<T>::Decode(v, *obj, err)) {
     obj_error = ObjectError(*obj, err);
-    return false;
+    if (err.malformed()) return false;
+    ev.object_error = obj_error;
+    obj_error.clear();
   }
   ev.resource_version = obj->metadata.resource_version;
   ev.object = std::move(obj);
@@ -141,7 +155,8 @@ StatusOr<WatchEvent<T>> DecodeEvent(JsonParser& parser, const JsonText& json) {
     if (key == "type") {
       std::string_view s;
       if (!ReadStringView(fv, s, err)) return false;
-      if (!ParseEventType(s, ev.type)) return err.Fail("unknown watch event type \"" + std::string(s) + "\"");
+      // A type from a newer API is skipped, as client-go's watchHandler does.
+      if (!ParseEventType(s, ev.type)) ev.type = WatchEventType::kUnknown;
       have_type = true;
       return true;
     }
@@ -163,6 +178,9 @@ StatusOr<WatchEvent<T>> DecodeEvent(JsonParser& parser, const JsonText& json) {
     err = std::move(inner);
   }
   if (!ok) return fail(obj_error.empty() ? err.Describe() : "object: " + obj_error);
+  const bool needs_object = ev.type == WatchEventType::kAdded || ev.type == WatchEventType::kModified ||
+                            ev.type == WatchEventType::kDeleted;
+  if (needs_object && ev.object == nullptr) return fail("missing \"object\"");
   return ev;
 }
 

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "pkg/api/json.h"
+#include "pkg/api/selector.h"
 
 namespace ksched::api {
 namespace {
@@ -83,18 +84,6 @@ class Writer {
   bool comma_ = false;
 };
 
-std::string_view OperatorName(SelectorOperator op) {
-  switch (op) {
-    case SelectorOperator::kIn: return "In";
-    case SelectorOperator::kNotIn: return "NotIn";
-    case SelectorOperator::kExists: return "Exists";
-    case SelectorOperator::kDoesNotExist: return "DoesNotExist";
-    case SelectorOperator::kGt: return "Gt";
-    case SelectorOperator::kLt: return "Lt";
-  }
-  return "In";
-}
-
 void WriteMeta(Writer& w, const ObjectMeta& m) {
   w.Key("metadata");
   w.BeginObject();
@@ -127,7 +116,7 @@ void WriteRequirements(Writer& w, std::string_view key,
   w.ArrayField(key, reqs, [&](const LabelSelectorRequirement& r) {
     w.BeginObject();
     w.Field("key", r.key);
-    w.Field("operator", OperatorName(r.op));
+    w.Field("operator", SelectorOperatorName(r.op));
     w.StringsField("values", r.values);
     w.EndObject();
   });
@@ -233,7 +222,7 @@ void WriteContainer(Writer& w, const Container& c) {
 void WriteToleration(Writer& w, const Toleration& t) {
   w.BeginObject();
   w.FieldIfSet("key", t.key);
-  w.Field("operator", t.op_exists ? "Exists" : "Equal");
+  w.Field("operator", t.op_unknown ? "Unknown" : t.op_exists ? "Exists" : "Equal");
   w.FieldIfSet("value", t.value);
   w.FieldIfSet("effect", TaintEffectName(t.effect));
   if (t.toleration_seconds) w.IntField("tolerationSeconds", *t.toleration_seconds);

@@ -34,9 +34,14 @@ class DecodeError {
   bool Fail(std::string message) {
     message_ = std::move(message);
     path_.clear();
+    malformed_ = false;
     return false;
   }
   bool Fail(simdjson::error_code code);
+  // True when the failure was broken JSON text (truncated, bad syntax, too deep) rather
+  // than a well-formed value of the wrong type or content: callers may skip one bad
+  // object in a readable document, but not a document they cannot read.
+  bool malformed() const { return malformed_; }
   // Prepend a path element while unwinding; both return false.
   bool InField(std::string_view name);
   bool AtIndex(size_t index);
@@ -47,6 +52,7 @@ class DecodeError {
  private:
   std::string message_;
   std::vector<std::string> path_;  // innermost first
+  bool malformed_ = false;
 };
 
 std::string_view TypeName(od::json_type t);

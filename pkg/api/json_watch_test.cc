@@ -70,19 +70,42 @@ TEST(JsonWatchTest, RejectsBadEvents) {
     std::string_view error;
   };
   const Case cases[] = {
-      {R"({"type":"RENAMED","object":{}})", "watch event: type: unknown watch event type \"RENAMED\""},
       {R"({"object":{"metadata":{"name":"a"}}})", "watch event: missing \"type\""},
-      {R"({"type":"ADDED","object":{"metadata":{"name":"a","namespace":"x"},"spec":{"priority":"high"}}})",
-       "watch event: object: pod \"x/a\": spec.priority: expected integer, got string"},
-      {R"({"object":{"metadata":{"name":"a","namespace":"x"},"spec":{"priority":"high"}},"type":"ADDED"})",
-       "watch event: object: pod \"x/a\": spec.priority: expected integer, got string"},
       {R"({"type":"ERROR","object":{"code":"410"}})", "watch event: object.code: expected integer"},
       {R"({"type":"ADDED","object":{)", "watch event: "},
+      {R"({"type":"ADDED","object":{"metadata":{"name":"a","namespace":"x"},"spec":{"priority" 12}}})",
+       "watch event: "},
+      // No object where one is required: an error, never a null object.
+      {R"({"type":"ADDED"})", "watch event: missing \"object\""},
+      {R"({"type":"DELETED"})", "watch event: missing \"object\""},
   };
   for (const auto& c : cases) {
     auto ev = DecodePodWatchEvent(c.line);
     ASSERT_FALSE(ev.ok()) << c.line;
     EXPECT_NE(ev.status().message().find(c.error), std::string::npos) << ev.status().message();
+  }
+}
+
+// Readable events the informer skips rather than restarting the stream at the same event:
+// an unknown type, and an object that is valid JSON but has a value we cannot use (its
+// key and RV are still returned so a delete can be applied and the RV advanced).
+TEST(JsonWatchTest, SkippableEvents) {
+  auto unknown = DecodePodWatchEvent(R"({"type":"RENAMED","object":{}})");
+  ASSERT_TRUE(unknown.ok()) << unknown.status().ToString();
+  EXPECT_EQ(unknown->type, WatchEventType::kUnknown);
+
+  for (std::string_view line :
+       {R"({"type":"MODIFIED","object":{"metadata":{"name":"a","namespace":"x","resourceVersion":"9"},
+            "spec":{"priority":"high"}}})",
+        R"({"object":{"metadata":{"name":"a","namespace":"x","resourceVersion":"9"},"spec":{"priority":"high"}},
+            "type":"MODIFIED"})"}) {
+    auto ev = DecodePodWatchEvent(line);
+    ASSERT_TRUE(ev.ok()) << ev.status().ToString();
+    EXPECT_EQ(ev->type, WatchEventType::kModified);
+    EXPECT_EQ(ev->object_error, "pod \"x/a\": spec.priority: expected integer, got string");
+    ASSERT_NE(ev->object, nullptr);
+    EXPECT_EQ(ev->object->Key(), "x/a");
+    EXPECT_EQ(ev->resource_version, "9");
   }
 }
 

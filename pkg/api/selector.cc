@@ -121,6 +121,8 @@ ksched::Status ValidateRequirement(const LabelSelectorRequirement& r, bool allow
         return InvalidArgument("for 'Gt', 'Lt' operators, the value must be an integer (key " + Quote(r.key) + ")");
       }
       break;
+    case SelectorOperator::kUnknown:
+      return InvalidArgument("unknown operator for key " + Quote(r.key) + " is not a valid label selector operator");
   }
   for (const std::string& v : r.values) {
     if (!IsValidLabelValue(v)) return InvalidArgument("invalid label value " + Quote(v) + " for key " + Quote(r.key));
@@ -147,6 +149,8 @@ bool RequirementMatches(const LabelSelectorRequirement& r, const StringMap& labe
       if (!have || !want) return false;
       return r.op == SelectorOperator::kGt ? *have > *want : *have < *want;
     }
+    case SelectorOperator::kUnknown:
+      return false;
   }
   return false;
 }
@@ -262,6 +266,7 @@ bool RequiredNodeAffinity::Matches(const Node& node) const {
 // ---- taints and tolerations ----------------------------------------------------------------------
 
 bool ToleratesTaint(const Toleration& toleration, const Taint& taint) {
+  if (toleration.op_unknown) return false;
   if (toleration.effect != TaintEffect::kNone && toleration.effect != taint.effect) return false;
   if (!toleration.key.empty() && toleration.key != taint.key) return false;
   return toleration.op_exists || toleration.value == taint.value;
@@ -293,6 +298,7 @@ std::string_view SelectorOperatorName(SelectorOperator op) {
     case SelectorOperator::kDoesNotExist: return "DoesNotExist";
     case SelectorOperator::kGt: return "Gt";
     case SelectorOperator::kLt: return "Lt";
+    case SelectorOperator::kUnknown: return "Unknown";
   }
   return "";
 }

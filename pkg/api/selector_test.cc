@@ -116,6 +116,7 @@ TEST(SelectorTest, RequirementMatches) {
       {"Gt on non-integer label", Req("zone", Op::kGt, {"1"}), false},
       {"Gt missing label", Req("nope", Op::kGt, {"1"}), false},
       {"Lt missing label", Req("nope", Op::kLt, {"1"}), false},
+      {"unknown operator matches nothing", Req("foo", Op::kUnknown, {"bar"}), false},
   };
   for (const Case& c : cases) EXPECT_EQ(RequirementMatches(c.req, labels), c.want) << c.name;
 }
@@ -247,8 +248,26 @@ TEST(SelectorTest, ToleratesTaint) {
       {"empty key with exists tolerates everything", Tol("", true, "", TaintEffect::kNone), true},
       {"empty key with exists, other effect", Tol("", true, "", TaintEffect::kPreferNoSchedule), false},
       {"empty key with equal compares values only", Tol("", false, "bar", TaintEffect::kNone), true},
+      {"unknown effect tolerates no known effect", Tol("foo", false, "bar", TaintEffect::kUnknown), false},
   };
   for (const Case& c : cases) EXPECT_EQ(ToleratesTaint(c.tol, taint), c.want) << c.name;
+  // An operator from a newer API tolerates nothing, even with an empty key.
+  Toleration unknown_op = Tol("", true, "", TaintEffect::kNone);
+  unknown_op.op_unknown = true;
+  EXPECT_FALSE(ToleratesTaint(unknown_op, taint));
+}
+
+// Values from a newer API: a taint with an unknown effect blocks no pod (filters look at
+// NoSchedule/NoExecute only); a selector with an unknown operator does not parse.
+TEST(SelectorTest, UnknownEnumValues) {
+  const std::vector<Taint> taints = {{"future", "", TaintEffect::kUnknown}};
+  EXPECT_EQ(FindUntoleratedTaint(taints, {}, DoNotScheduleTaintsFilter), nullptr);
+  LabelSelector sel;
+  sel.match_expressions.push_back(Req("foo", Op::kUnknown, {"bar"}));
+  EXPECT_FALSE(LabelSelectorMatcher::Parse(sel).ok());
+  NodeSelectorTerm term;
+  term.match_expressions.push_back(Req("foo", Op::kUnknown, {"bar"}));
+  EXPECT_FALSE(NodeSelectorTermMatcher::Parse(term).ok());
 }
 
 TEST(SelectorTest, FindUntoleratedTaintFiltersEffects) {

@@ -52,6 +52,7 @@ std::string_view TaintEffectName(TaintEffect e) {
     case TaintEffect::kNoSchedule: return "NoSchedule";
     case TaintEffect::kPreferNoSchedule: return "PreferNoSchedule";
     case TaintEffect::kNoExecute: return "NoExecute";
+    case TaintEffect::kUnknown: return "Unknown";
   }
   return "";
 }

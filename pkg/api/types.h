@@ -80,7 +80,10 @@ struct ObjectMeta {
 
 // ---- selectors and affinity ---------------------------------------------------------------
 
-enum class SelectorOperator { kIn, kNotIn, kExists, kDoesNotExist, kGt, kLt };
+// kUnknown: an operator this build does not know (sent by a newer apiserver). It decodes
+// rather than failing the object; selectors that use it fail to parse, as upstream's
+// LabelSelectorAsSelector and NodeSelectorRequirementsAsSelector reject it.
+enum class SelectorOperator { kIn, kNotIn, kExists, kDoesNotExist, kGt, kLt, kUnknown };
 
 struct LabelSelectorRequirement {  // also used for node selector requirements
   std::string key;
@@ -149,7 +152,10 @@ struct Affinity {
 
 // ---- taints and tolerations --------------------------------------------------------------
 
-enum class TaintEffect { kNone, kNoSchedule, kPreferNoSchedule, kNoExecute };
+// kUnknown: an effect this build does not know. Upstream's filters look only at
+// NoSchedule/NoExecute and its scorer only at PreferNoSchedule, so such a taint is ignored;
+// a toleration with it tolerates no known taint (v1 Toleration.ToleratesTaint).
+enum class TaintEffect { kNone, kNoSchedule, kPreferNoSchedule, kNoExecute, kUnknown };
 std::string_view TaintEffectName(TaintEffect e);
 
 struct Taint {
@@ -164,6 +170,9 @@ struct Toleration {
   std::string value;
   TaintEffect effect = TaintEffect::kNone;  // kNone: all effects
   std::optional<int64_t> toleration_seconds;
+  // An operator this build does not know: the toleration tolerates nothing, as the
+  // default case of upstream's v1 Toleration.ToleratesTaint.
+  bool op_unknown = false;
   bool operator==(const Toleration&) const = default;
 };
 
@@ -314,9 +323,18 @@ struct ObjectList {
   std::string continue_token;
   std::optional<int64_t> remaining_item_count;
   std::vector<std::shared_ptr<const T>> items;
+  // Items that are well-formed JSON but could not be decoded (a wrong type in a field):
+  // what was read of them (at least the metadata when it came first) and why. One bad
+  // object must not fail the whole list; the informer keeps its previous copy of them.
+  struct Skipped {
+    std::shared_ptr<const T> partial;
+    std::string error;
+  };
+  std::vector<Skipped> skipped;
 };
 
-enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };
+// kUnknown: a type this build does not know; client-go's reflector logs and skips it.
+enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError, kUnknown };
 
 // An Error event carries a Status object instead of T.
 struct ApiStatus {
@@ -333,6 +351,10 @@ struct WatchEvent {
   std::shared_ptr<const T> object;  // Added/Modified/Deleted; Bookmark has only metadata
   std::string resource_version;     // the object's metadata.resourceVersion (all kinds)
   ApiStatus error;                  // kError only
+  // Set when the line was well-formed JSON but its object could not be decoded; `object`
+  // then holds what was read of it (its metadata when that came first), for the informer
+  // to skip the event (or apply a delete) without restarting the stream.
+  std::string object_error;
 };
 
 }  // namespace ksched::api

@@ -23,6 +23,27 @@ int64_t SaturatingAdd(int64_t a, int64_t b) {
   return out;
 }
 
+int64_t SaturatingSub(int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_sub_overflow(a, b, &out)) {
+    return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  }
+  return out;
+}
+
+bool AtBound(int64_t v) {
+  return v == std::numeric_limits<int64_t>::max() || v == std::numeric_limits<int64_t>::min();
+}
+
+// A sum that hit a bound no longer knows its true value, so subtracting from it would be
+// wrong; such a node's totals are recomputed from its pods instead.
+bool Saturated(const Resource& r) {
+  if (AtBound(r.milli_cpu) || AtBound(r.memory) || AtBound(r.ephemeral_storage) || AtBound(r.allowed_pod_number)) {
+    return true;
+  }
+  return std::any_of(r.scalar.begin(), r.scalar.end(), [](const auto& e) { return AtBound(e.second); });
+}
+
 // Resource amounts in milli-units by name. Requests are summed and maxed as quantities
 // and converted to Value() only at the end, as upstream does with ResourceLists, so
 // fractional amounts round once per pod rather than once per container.
@@ -177,11 +198,13 @@ void Resource::Add(const Resource& other) {
 }
 
 void Resource::Sub(const Resource& other) {
-  milli_cpu -= other.milli_cpu;
-  memory -= other.memory;
-  ephemeral_storage -= other.ephemeral_storage;
-  allowed_pod_number -= other.allowed_pod_number;
-  for (const auto& [name, v] : other.scalar) AddScalar(name, -v);
+  milli_cpu = SaturatingSub(milli_cpu, other.milli_cpu);
+  memory = SaturatingSub(memory, other.memory);
+  ephemeral_storage = SaturatingSub(ephemeral_storage, other.ephemeral_storage);
+  allowed_pod_number = SaturatingSub(allowed_pod_number, other.allowed_pod_number);
+  for (const auto& [name, v] : other.scalar) {
+    AddScalar(name, v == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -v);
+  }
 }
 
 void Resource::SetMax(const Resource& other) {
@@ -304,8 +327,8 @@ void NodeInfo::AddPod(api::PodPtr pod) {
   e.has_required_anti_affinity = api::HasRequiredPodAntiAffinity(*pod);
   if (e.has_affinity) e.affinity_terms = api::ParsePodAffinityTerms(*pod);
   requested_.Add(e.request.request);
-  non_zero_requested_.milli_cpu += e.request.non_zero_milli_cpu;
-  non_zero_requested_.memory += e.request.non_zero_memory;
+  non_zero_requested_.milli_cpu = SaturatingAdd(non_zero_requested_.milli_cpu, e.request.non_zero_milli_cpu);
+  non_zero_requested_.memory = SaturatingAdd(non_zero_requested_.memory, e.request.non_zero_memory);
   for (const HostPort& p : PodHostPorts(*pod)) used_ports_.Add(p);
   if (e.has_affinity) ++pods_with_affinity_;
   if (e.has_required_anti_affinity) ++pods_with_required_anti_affinity_;
@@ -325,13 +348,23 @@ bool NodeInfo::RemovePod(const api::Pod& pod) {
   if (it == pods_.end()) return false;
   // Subtract what was added (the stored entry), not what the caller's copy would ask
   // for: an update may have changed the object since.
+  const bool saturated = Saturated(requested_) || Saturated(non_zero_requested_);
   requested_.Sub(it->request.request);
-  non_zero_requested_.milli_cpu -= it->request.non_zero_milli_cpu;
-  non_zero_requested_.memory -= it->request.non_zero_memory;
+  non_zero_requested_.milli_cpu = SaturatingSub(non_zero_requested_.milli_cpu, it->request.non_zero_milli_cpu);
+  non_zero_requested_.memory = SaturatingSub(non_zero_requested_.memory, it->request.non_zero_memory);
   for (const HostPort& p : PodHostPorts(*it->pod)) used_ports_.Remove(p);
   if (it->has_affinity) --pods_with_affinity_;
   if (it->has_required_anti_affinity) --pods_with_required_anti_affinity_;
   pods_.erase(it);  // keeps the order pods arrived in (deterministic tests and logs)
+  if (saturated) {
+    requested_ = Resource();
+    non_zero_requested_ = Resource();
+    for (const PodEntry& e : pods_) {
+      requested_.Add(e.request.request);
+      non_zero_requested_.milli_cpu = SaturatingAdd(non_zero_requested_.milli_cpu, e.request.non_zero_milli_cpu);
+      non_zero_requested_.memory = SaturatingAdd(non_zero_requested_.memory, e.request.non_zero_memory);
+    }
+  }
   generation_ = NextGeneration();
   return true;
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "pkg/cache/cache_test_util.h"
 
 namespace ksched::cache {
@@ -257,6 +259,42 @@ TEST(NodeInfoTest, RemoveSubtractsWhatWasAddedAndMatchesByUid) {
   auto same_name_other_uid = MakePod("q", "n1");
   EXPECT_FALSE(info.RemovePod(*same_name_other_uid));
   EXPECT_TRUE(info.RemovePod(*no_uid));
+}
+
+// Sums saturate at the int64 bounds on add; removing a pod from a saturated sum must not
+// subtract from the bound (that would undercount what the other pods hold).
+TEST(NodeInfoTest, RemoveFromSaturatedSumsRecomputesThem) {
+  // Per pod, requests are summed in milli-units, so one pod holds at most ~9.2P; 1,100
+  // pods of 9P overflow the node's byte total.
+  NodeInfo info(MakeNode("n1"));
+  std::vector<api::PodPtr> pods;
+  for (int i = 0; i < 1100; ++i) {
+    pods.push_back(MakePod("p" + std::to_string(i), "n1", Res({{"memory", "9P"}, {"example.com/gpu", "9P"}})));
+    info.AddPod(pods.back());
+  }
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(info.requested().memory, kMax);
+  EXPECT_EQ(info.requested().Scalar("example.com/gpu"), kMax);
+  EXPECT_EQ(info.non_zero_requested().memory, kMax);
+
+  // Down to 1,000 pods: the true sum fits again and must be exact, not kMax - 100 * 9P.
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(info.RemovePod(*pods[i]));
+  constexpr int64_t k9P = 9'000'000'000'000'000;
+  EXPECT_EQ(info.requested().memory, 1000 * k9P);
+  EXPECT_EQ(info.requested().Scalar("example.com/gpu"), 1000 * k9P);
+  EXPECT_EQ(info.non_zero_requested().memory, 1000 * k9P);
+  for (int i = 100; i < 1100; ++i) ASSERT_TRUE(info.RemovePod(*pods[i]));
+  EXPECT_EQ(info.requested(), Resource{});
+  EXPECT_EQ(info.non_zero_requested(), Resource{});
+}
+
+TEST(ResourceTest, SubSaturatesInsteadOfOverflowing) {
+  Resource a;
+  a.milli_cpu = std::numeric_limits<int64_t>::min() + 1;
+  Resource b;
+  b.milli_cpu = 5;
+  a.Sub(b);
+  EXPECT_EQ(a.milli_cpu, std::numeric_limits<int64_t>::min());
 }
 
 TEST(NodeInfoTest, GenerationsAreProcessWideAndMonotonic) {
