@@ -147,6 +147,11 @@ int Run(const cmd::Flags& flags) {
   so.queue_metrics = &metrics;
   so.framework_metrics = &metrics;
   so.metrics = &metrics;
+  // Declared before the scheduler, which asks the elector before every bind (and so is
+  // destroyed first); `leading` outlives the elector whose callback sets it.
+  std::atomic<bool> leading{false};
+  std::unique_ptr<leaderelection::LeaderElector> elector;
+  so.may_bind = [&elector] { return elector == nullptr || elector->IsLeader(); };
   auto sched = scheduler::Scheduler::New(std::move(so));
   if (!sched.ok()) {
     KLOG(ERROR) << sched.status().message();
@@ -160,8 +165,6 @@ int Run(const cmd::Flags& flags) {
   // Leader election, as kube-scheduler: only the lease holder schedules. Losing the lease
   // exits at once, well inside the renew_deadline < lease_duration margin before another
   // replica may take over; binds already sent are the apiserver's to finish or reject.
-  std::atomic<bool> leading{false};
-  std::unique_ptr<leaderelection::LeaderElector> elector;
   if (cfg->leader_election.leader_elect) {
     const auto& le = cfg->leader_election;
     auto e = leaderelection::LeaderElector::New({

@@ -53,7 +53,8 @@ void LeaderElector::Stop() {
 
 bool LeaderElector::IsLeader() const {
   MutexLock l(mu_);
-  return IsLeaderLocked() && !lost_;
+  const Clock::duration fresh = std::min(options_.renew_deadline + options_.retry_period, options_.lease_duration);
+  return IsLeaderLocked() && !lost_ && clock_.Now() - renewed_at_ < fresh;
 }
 
 std::string LeaderElector::GetLeader() const {
@@ -140,6 +141,7 @@ void LeaderElector::MaybeReportTransition() {
 StatusOr<Response> LeaderElector::Call(Request request, Clock::time_point deadline, std::stop_token stop) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_.Now());
   request.timeout = std::max(left, std::chrono::duration_cast<std::chrono::milliseconds>(kMinRequestTimeout));
+  const auto request_timeout = request.timeout;
   // The elector's own loop is the retry policy; a client retry after Retry-After could
   // outlast the renew deadline.
   request.max_retries = 0;
@@ -155,13 +157,20 @@ StatusOr<Response> LeaderElector::Call(Request request, Clock::time_point deadli
     slot->result.emplace(std::move(r));
     slot->cv.notify_all();
   });
+  // Bounded on its own too (in real time, a little past the request's timeout): a client
+  // that never answers (a request stuck in its queue, a lost callback) must not hold a
+  // renewal round past its deadline, or a leader would keep acting after losing.
+  const auto limit = std::chrono::steady_clock::now() + request_timeout + std::chrono::seconds(1);
   std::unique_lock lock(slot->mu);
-  if (!slot->cv.wait(lock, stop, [&] { return slot->result.has_value(); }))
-    return Status(StatusCode::kCancelled, "leader election stopped");
+  if (!slot->cv.wait_until(lock, stop, limit, [&] { return slot->result.has_value(); })) {
+    if (stop.stop_requested()) return Status(StatusCode::kCancelled, "leader election stopped");
+    return Status(StatusCode::kDeadlineExceeded, "no answer from the API client within the renew deadline");
+  }
   return std::move(*slot->result);
 }
 
 bool LeaderElector::TryAcquireOrRenew(Clock::time_point deadline, std::stop_token stop) {
+  const Clock::time_point round_start = clock_.Now();
   const std::string now = FormatMicroTime(clock_.WallNow());
   LeaseRecord desired{.holder_identity = options_.identity,
                       .lease_duration_seconds = static_cast<int32_t>(
@@ -186,7 +195,7 @@ bool LeaderElector::TryAcquireOrRenew(Clock::time_point deadline, std::stop_toke
       KLOG(ERROR) << "error initially creating leader election record: " << created.status().message();
       return false;
     }
-    return Wrote(desired);
+    return Wrote(desired, round_start);
   }
   auto lease = DecodeLease(got->body);
   if (!lease.ok()) {
@@ -225,13 +234,14 @@ bool LeaderElector::TryAcquireOrRenew(Clock::time_point deadline, std::stop_toke
     KLOG(ERROR) << "Failed to update lock: " << updated.status().message();
     return false;
   }
-  return Wrote(desired);
+  return Wrote(desired, round_start);
 }
 
-bool LeaderElector::Wrote(const LeaseRecord& record) {
+bool LeaderElector::Wrote(const LeaseRecord& record, Clock::time_point round_start) {
   MutexLock l(mu_);
   observed_ = record;
   observed_time_ = clock_.Now();
+  renewed_at_ = round_start;
   lost_ = false;
   return true;
 }

@@ -87,7 +87,11 @@ class LeaderElector {
   // attempt. A lease someone else took meanwhile is left alone (409 or a foreign holder).
   Status Release();
 
-  // Whether the last observed record names us and renewal has not failed.
+  // Whether the last observed record names us, renewal has not failed, and our last
+  // successful write began recently enough (renew_deadline + retry_period, at most
+  // lease_duration ago) that no other candidate can have taken over yet. The last part
+  // is what a frozen process (SIGSTOP, a long GC-like stall) sees on waking before the
+  // elector's thread has run: not the leader, so it must not bind.
   bool IsLeader() const;
   // The holder in the last observed record ("" when none was seen or it was released).
   std::string GetLeader() const;
@@ -118,7 +122,7 @@ class LeaderElector {
   StatusOr<informers::Response> Call(informers::Request request, Clock::time_point deadline, std::stop_token stop);
   bool IsLeaderLocked() const REQUIRES(mu_) { return observed_.holder_identity == options_.identity; }
   // Our write of `record` went through: it is what we observed, as of now. Returns true.
-  bool Wrote(const LeaseRecord& record) EXCLUDES(mu_);
+  bool Wrote(const LeaseRecord& record, Clock::time_point round_start) EXCLUDES(mu_);
 
   const LeaderElectorOptions options_;
   const std::string describe_;
@@ -128,6 +132,9 @@ class LeaderElector {
   LeaseRecord observed_ GUARDED_BY(mu_);
   Clock::time_point observed_time_ GUARDED_BY(mu_);
   bool lost_ GUARDED_BY(mu_) = false;
+  // When the round of our last successful write started (the write reached the server
+  // no earlier, so others saw it change no earlier).
+  Clock::time_point renewed_at_ GUARDED_BY(mu_);
 
   // Elector thread only (and Release, after the thread is joined).
   std::string reported_leader_;

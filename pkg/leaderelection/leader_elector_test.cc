@@ -481,5 +481,46 @@ TEST(LeaderElectorTest, StopAbandonsAHungRequest) {
   EXPECT_FALSE(le->IsLeader());
 }
 
+// A process frozen past its lease (SIGSTOP, then SIGCONT) must not act on the stale
+// belief that it leads: IsLeader() turns false once the last successful write is older
+// than renew_deadline + retry_period, before the elector's thread has even run.
+TEST(LeaderElectorTest, IsLeaderTurnsFalseWhenTheLastRenewalIsTooOld) {
+  FakeLeaseClient client;
+  FakeClock clock;
+  auto le = MustNew(Options(client, clock, "a"));  // 15 s / 10 s / 2 s
+  ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
+  EXPECT_TRUE(le->IsLeader());
+  clock.Advance(11s);
+  EXPECT_TRUE(le->IsLeader());  // a slow renewal round is still within its deadline
+  clock.Advance(1s);
+  EXPECT_FALSE(le->IsLeader());  // 12 s: a renewal should have landed by now
+  ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
+  EXPECT_TRUE(le->IsLeader());
+}
+
+// The renew call is bounded by its own deadline, not only by the client's: a client that
+// never answers (here: a hung connection) still ends the round, and leadership is lost
+// within about renew_deadline.
+TEST(LeaderElectorTest, RenewalEndsWhenTheClientNeverAnswers) {
+  FakeLeaseClient client;
+  Events events;
+  LeaderElectorOptions o = Options(client, RealClock(), "a");
+  o.lease_duration = 2s;
+  o.renew_deadline = 1s;
+  o.retry_period = 200ms;
+  o.callbacks = events.Callbacks();
+  auto le = MustNew(o);
+  le->Start();
+  ASSERT_TRUE(events.WaitFor(events.started, 1));
+  client.SetHang(true);
+  const auto hung_at = std::chrono::steady_clock::now();
+  ASSERT_TRUE(events.WaitFor(events.stopped, 1));
+  // The round's deadline (1 s) plus the call's own slack (1 s) plus a retry period.
+  EXPECT_LT(std::chrono::steady_clock::now() - hung_at, 3500ms);
+  EXPECT_FALSE(le->IsLeader());
+  le->Stop();
+  client.SetHang(false);
+}
+
 }  // namespace
 }  // namespace ksched::leaderelection

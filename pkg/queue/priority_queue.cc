@@ -43,12 +43,6 @@ PriorityQueue::PriorityQueue(QueueOptions options)
 
 PriorityQueue::~PriorityQueue() {
   Close();
-  std::vector<std::jthread> loops;
-  {
-    MutexLock lock(mu_);
-    loops.swap(loops_);
-  }
-  for (auto& t : loops) t.join();
   metrics_.SetPendingPodsSource(nullptr);
 }
 
@@ -301,8 +295,10 @@ void PriorityQueue::MovePods(const std::vector<Entry*>& entries, const framework
   HintCache cache;
   bool activated = false;
   for (Entry* e : entries) {
-    // Gated pods leave only through an update that lets PreEnqueue pass.
-    if (e->info->gated) continue;
+    // A gated pod is moved like any other (its gating plugin is among its rejectors, so
+    // only that plugin's events or a wildcard one pass), and Requeue runs PreEnqueue
+    // again: a gate lifted by something other than the pod's own update (or a transient
+    // PreEnqueue error) does not hold the pod until the pod changes.
     Strategy s = WorthRequeuing(*e->info, event, cache.For(ProfileFor(e->info->pod()), event), old_obj, new_obj);
     if (s == Strategy::kSkip) continue;
     Detach(e);
@@ -501,6 +497,9 @@ void PriorityQueue::MoveAllToActiveOrBackoffQueue(const framework::ClusterEvent&
 void PriorityQueue::AssignedPodEvent(const framework::ClusterEvent& event, const api::PodPtr& old_pod,
                                      const api::PodPtr& pod) {
   MutexLock lock(mu_);
+  // No plugin cares: no scan under the lock, nothing to record (upstream's
+  // movePodsToActiveOrBackoffQueue checks isEventOfInterest first).
+  if (!AnyProfileInterested(event)) return;
   // Only pods with a cross-topology constraint can be helped by an assigned pod's arrival
   // or change; their plugins' hints decide.
   std::vector<Entry*> entries;
@@ -598,12 +597,17 @@ void PriorityQueue::Run() {
 }
 
 void PriorityQueue::Close() {
+  std::vector<std::jthread> loops;
   {
     MutexLock lock(mu_);
     closed_ = true;
+    loops.swap(loops_);
   }
   stop_.request_stop();
   cv_.notify_all();
+  // Joined here, not in the destructor: the flushes run plugins' hints and PreEnqueue,
+  // and the owner destroys those plugins (the frameworks) before the queue.
+  for (auto& t : loops) t.join();
 }
 
 SubQueue PriorityQueue::Where(std::string_view key) const {

@@ -216,6 +216,38 @@ TEST_F(QueueHintsTest, SchedulingGates) {
   EXPECT_EQ(info->attempts, 1);
 }
 
+// A PreEnqueue plugin that fails with an internal error until told otherwise.
+class FlakyPreEnqueue : public framework::PreEnqueuePlugin {
+ public:
+  std::string_view Name() const override { return "Flaky"; }
+  framework::Status PreEnqueue(const api::Pod&) override {
+    return failing ? framework::Status(framework::Code::kError, "webhook unavailable") : framework::Status();
+  }
+  bool failing = true;
+};
+
+// A transient PreEnqueue error must not hold the pod until the pod itself changes: the
+// unschedulable-timeout flush (a wildcard event) runs PreEnqueue again.
+TEST(QueueGatingTest, TransientPreEnqueueErrorIsRetriedByTheFlush) {
+  FakeClock clock;
+  FlakyPreEnqueue flaky;
+  QueueOptions o;
+  o.clock = &clock;
+  o.pre_enqueue_plugins = {&flaky};
+  PriorityQueue q(std::move(o));
+  ASSERT_TRUE(q.Add(MakePod("p")).ok());
+  EXPECT_EQ(q.Where("default/p"), SubQueue::kUnschedulable);
+  clock.Advance(std::chrono::minutes(6));
+  q.FlushUnschedulablePodsLeftover();  // still failing: stays gated, nothing lost
+  EXPECT_EQ(q.Where("default/p"), SubQueue::kUnschedulable);
+  EXPECT_EQ(q.PendingCounts().gated, 1u);
+  flaky.failing = false;
+  clock.Advance(std::chrono::minutes(6));
+  q.FlushUnschedulablePodsLeftover();
+  EXPECT_EQ(q.Where("default/p"), SubQueue::kActive);
+  EXPECT_EQ(q.PendingCounts().gated, 0u);
+}
+
 // Item 12: incoming pods per {queue, event}; pending counts read from state.
 TEST_F(QueueHintsTest, Metrics) {
   ASSERT_TRUE(Fail(AddAndPop(ZonePod("b")), {"Fit"}).ok());

@@ -21,6 +21,16 @@ bool SameConditions(const api::Node& a, const api::Node& b) {
   return true;
 }
 
+// Whether an assigned pod's update can help a pending pod: its labels changed (pod
+// affinity and topology spread count it), or its requests did (an in-place resize down
+// frees room). Anything else, above all the kubelet's status updates, is what upstream's
+// PodSchedulingPropertiesChange calls AssignedPodOtherUpdate, which no plugin here
+// registers: it is not sent to the queue, so it never scans the unschedulable pods.
+bool AssignedPodChangeMayHelp(const api::Pod& old_pod, const api::Pod& new_pod) {
+  return old_pod.metadata.labels != new_pod.metadata.labels || old_pod.spec.containers != new_pod.spec.containers ||
+         old_pod.spec.init_containers != new_pod.spec.init_containers || old_pod.spec.overhead != new_pod.spec.overhead;
+}
+
 }  // namespace
 
 std::vector<ClusterEvent> NodeSchedulingPropertiesChange(const api::Node& old_node, const api::Node& new_node) {
@@ -47,7 +57,7 @@ void PodEventHandler::OnUpdate(const api::PodPtr& old_pod, const api::PodPtr& ne
   if (old_pod->IsAssigned()) {
     if (auto s = cache_.UpdatePod(*old_pod, new_pod); !s.ok())
       KLOG(ERROR) << "scheduler cache UpdatePod failed, pod=\"" << new_pod->Key() << "\": " << s.message();
-    queue_.AssignedPodUpdated(old_pod, new_pod);
+    if (AssignedPodChangeMayHelp(*old_pod, *new_pod)) queue_.AssignedPodUpdated(old_pod, new_pod);
     return;
   }
   if (new_pod->IsAssigned()) {

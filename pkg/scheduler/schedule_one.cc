@@ -127,11 +127,22 @@ void Scheduler::BindingCycle(std::unique_ptr<Attempt> attempt) {
     BindAsync(std::move(attempt));
     return;
   }
+  if (s.IsSuccess()) s = CheckMayBind();
   if (s.IsSuccess()) s = fwk.RunBindPlugins(*attempt->state, pod, attempt->host);
   FinishBindingCycle(std::move(attempt), s);
 }
 
+framework::Status Scheduler::CheckMayBind() const {
+  if (!options_.may_bind || options_.may_bind()) return framework::Status();
+  return framework::Status(framework::Code::kError,
+                           "not binding: this replica no longer holds a fresh leader election lease");
+}
+
 void Scheduler::BindAsync(std::unique_ptr<Attempt> attempt) {
+  if (framework::Status gate = CheckMayBind(); !gate.IsSuccess()) {
+    binding_pool_->Submit([this, a = attempt.release(), gate] { FinishBindingCycle(std::unique_ptr<Attempt>(a), gate); });
+    return;
+  }
   Attempt* a = attempt.release();  // owned by the completion below
   a->fwk->RunBindPluginsAsync(*a->state, a->pod(), a->host, [this, a](framework::Status s) {
     // On the API client's I/O thread: the success path is a few cache and queue
@@ -181,13 +192,24 @@ void Scheduler::UndoAssume(Attempt& attempt) {
 
 // Every binding-cycle failure cleans up the same way: Unreserve, Forget, wake the pods
 // that the assumed pod was crowding out, then the failure handler.
+//
+// As upstream's handleBindingCycleError: after a rejection the move comes after the
+// failure handler has requeued the pod, so that the pod's own AssignedPodDelete is not
+// recorded as an event during its attempt (it would move the pod straight back whatever
+// the plugins' hints say); the pre-check then leaves the pod itself out. After an error
+// the pod backs off anyway, so the move comes first and covers everyone.
 void Scheduler::HandleBindingFailure(std::unique_ptr<Attempt> attempt, const framework::Status& status) {
-  const api::Pod& pod = attempt->pod();
   UndoAssume(*attempt);
-  const std::string uid = pod.metadata.uid;
-  queue_->MoveAllToActiveOrBackoffQueue(framework::kAssignedPodDelete, attempt->assumed, nullptr,
-                                        [uid](const api::Pod& p) { return p.metadata.uid != uid; });
+  const api::PodPtr assumed = attempt->assumed;
+  if (!status.IsRejected()) {
+    queue_->MoveAllToActiveOrBackoffQueue(framework::kAssignedPodDelete, assumed, nullptr);
+    HandleFailure(*attempt, status, nullptr);
+    return;
+  }
   HandleFailure(*attempt, status, nullptr);
+  const std::string uid = assumed->metadata.uid;
+  queue_->MoveAllToActiveOrBackoffQueue(framework::kAssignedPodDelete, assumed, nullptr,
+                                        [uid](const api::Pod& p) { return p.metadata.uid != uid; });
 }
 
 void Scheduler::HandleFailure(Attempt& attempt, const framework::Status& status, const FitError* fit_error) {

@@ -57,6 +57,11 @@ struct SchedulerOptions {
   framework::runtime::MetricsRecorder* framework_metrics = nullptr;
   SchedulerMetrics* metrics = nullptr;
   std::optional<uint64_t> seed;  // tie-break RNG seed (tests)
+  // Asked right before each bind is sent; false fails the binding cycle instead (the pod
+  // is forgotten and requeued). With leader election: whether we still hold a fresh
+  // lease, so a process that was frozen past its lease never binds on waking before its
+  // elector has noticed (LeaderElector::IsLeader). Empty: always true.
+  std::function<bool()> may_bind;
 };
 
 class Scheduler {
@@ -94,6 +99,8 @@ class Scheduler {
   void StartBindingCycle(std::unique_ptr<Attempt> attempt) EXCLUDES(bind_mu_);
   void BindingCycle(std::unique_ptr<Attempt> attempt);
   void BindAsync(std::unique_ptr<Attempt> attempt);
+  // The leadership gate before a bind goes out (SchedulerOptions::may_bind).
+  framework::Status CheckMayBind() const;
   void FinishBindingCycle(std::unique_ptr<Attempt> attempt, const framework::Status& s) EXCLUDES(bind_mu_);
   void BindingSucceeded(Attempt& attempt);
   // Waits until no binding cycle is in flight, at most `timeout`; false on timeout.
