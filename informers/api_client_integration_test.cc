@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "informers/rest_config.h"
 #include "pkg/api/json.h"
 #include "tests/e2e/control_plane.h"
+#include "tests/fakes/blackhole_proxy.h"
 
 namespace ksched::informers {
 namespace {
@@ -112,6 +114,82 @@ TEST_P(ApiClientIntegrationTest, RejectsServerSignedByAnotherCa) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(r.status().message().find("TLS"), std::string::npos) << r.status().ToString();
+}
+
+// kubeconfig's tls-server-name is the name sent as SNI and verified, for plain requests
+// and for watches alike (watches always go through libcurl). The serving certificate has
+// DNS:kubernetes.default.svc and IP:127.0.0.1: a right name works, a wrong one fails
+// closed even though the IP in the URL would have verified.
+TEST_P(ApiClientIntegrationTest, TlsServerNameIsVerifiedForRequestsAndWatches) {
+  auto watch_result = [](ApiClient& client) {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool got_line = false;
+    std::optional<Status> closed;
+    auto stream = client.Watch({.path = "/api/v1/namespaces?watch=true&timeoutSeconds=5"},
+                               {.on_line =
+                                    [&](std::string_view) {
+                                      std::lock_guard l(mu);
+                                      got_line = true;
+                                      cv.notify_all();
+                                    },
+                                .on_close =
+                                    [&](Status st) {
+                                      std::lock_guard l(mu);
+                                      closed = std::move(st);
+                                      cv.notify_all();
+                                    }});
+    std::unique_lock l(mu);
+    cv.wait_for(l, std::chrono::seconds(10), [&] { return got_line || closed.has_value(); });
+    Status out = got_line ? Status::OK() : closed.value_or(Status(StatusCode::kDeadlineExceeded, "no answer"));
+    l.unlock();
+    stream->Cancel();
+    return out;
+  };
+  RestConfig good = AdminConfig();
+  good.tls_server_name = "kubernetes.default.svc";
+  auto client = MustClient(good);
+  auto r = client->Do({.path = "/version"});
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  Status w = watch_result(*client);
+  EXPECT_TRUE(w.ok()) << w.ToString();  // the initial ADDED events of the namespaces
+
+  RestConfig wrong = AdminConfig();
+  wrong.tls_server_name = "wrong.example";
+  auto bad = MustClient(wrong);
+  auto r2 = bad->Do({.path = "/version", .max_retries = 0});
+  EXPECT_FALSE(r2.ok());
+  Status w2 = watch_result(*bad);
+  ASSERT_FALSE(w2.ok());
+  EXPECT_NE(w2.message().find("SSL"), std::string::npos) << w2.ToString();
+}
+
+// A server that stops answering while the connection stays open (frozen process, dead
+// path): the native HTTP/2 session PINGs after read_idle_timeout and closes the
+// connection when the PING goes unanswered, so the request fails in about two seconds
+// instead of waiting out its own 20 s timeout, and the next request reconnects.
+TEST_P(ApiClientIntegrationTest, UnansweredPingClosesTheConnection) {
+  if (!native()) GTEST_SKIP() << "the HTTP/2 health check belongs to the native session";
+  RestConfig cfg = AdminConfig();
+  const int port = std::stoi(cfg.server.substr(cfg.server.rfind(':') + 1));
+  ksched::testing::BlackholeProxy proxy("127.0.0.1", port);
+  cfg.server = "https://127.0.0.1:" + std::to_string(proxy.port());
+  auto c = NewCurlApiClient(cfg, {.http2_read_idle_timeout = std::chrono::milliseconds(500),
+                                  .http2_ping_timeout = std::chrono::seconds(1),
+                                  .native_http2 = true});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_TRUE((*c)->Do({.path = "/version"}).ok());
+  proxy.SetBlackhole(true);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = (*c)->Do({.path = "/version", .timeout = std::chrono::seconds(20), .max_retries = 0});
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("PING"), std::string::npos) << r.status().ToString();
+  EXPECT_LT(took, std::chrono::seconds(5));
+  proxy.SetBlackhole(false);
+  auto again = (*c)->Do({.path = "/version"});
+  EXPECT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(proxy.connections(), 2);
 }
 
 TEST_P(ApiClientIntegrationTest, WrongTokenIsUnauthorized) {

@@ -2,7 +2,10 @@
 
 #include <curl/curl.h>
 #include <poll.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -159,9 +162,13 @@ class CurlApiClient final : public ApiClient {
     curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlApiClient::OnSocket);
     curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
     wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (!config_.tls_server_name.empty() && config_.server.rfind("https://", 0) == 0) SetUpTlsServerName();
     if (options_.http2 && options_.native_http2 && config_.server.rfind("https://", 0) == 0) {
       auto h2 = H2Session::Create(config_, {.connect_timeout = kConnectTimeout,
-                                            .tcp_keepalive_idle = options_.tcp_keepalive_idle},
+                                            .tcp_keepalive_idle = options_.tcp_keepalive_idle,
+                                            .tcp_user_timeout = options_.tcp_user_timeout,
+                                            .read_idle_timeout = options_.http2_read_idle_timeout,
+                                            .ping_timeout = options_.http2_ping_timeout},
                                   clock_, [this](H2Exchange* ex, H2End end, std::string_view error) {
                                     OnH2Done(ex, end, error);
                                   });
@@ -184,6 +191,7 @@ class CurlApiClient final : public ApiClient {
     loop_.join();
     curl_multi_cleanup(multi_);
     if (wake_fd_ >= 0) close(wake_fd_);
+    if (connect_to_) curl_slist_free_all(connect_to_);
   }
 
   void Send(Request request, ResponseCallback done) override {
@@ -239,6 +247,40 @@ class CurlApiClient final : public ApiClient {
       wakeup_pending_ = true;
     }
     if (wake) Wake();
+  }
+
+  // kubeconfig's tls-server-name for libcurl's transfers (the native HTTP/2 session sets
+  // SNI and the verified name itself): libcurl takes both from the URL's host, so the URL
+  // carries the TLS name and CURLOPT_CONNECT_TO maps it to the real host and port.
+  void SetUpTlsServerName() {
+    std::string_view rest = std::string_view(config_.server).substr(std::strlen("https://"));
+    size_t slash = rest.find('/');
+    std::string_view authority = rest.substr(0, slash);
+    std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+    std::string host, port;
+    if (!authority.empty() && authority.front() == '[') {
+      size_t close = authority.find(']');
+      if (close == std::string_view::npos) return;  // rejected when the first request fails
+      host = std::string(authority.substr(0, close + 1));  // stays bracketed for CONNECT_TO
+      if (close + 2 <= authority.size()) port = std::string(authority.substr(close + 2));
+    } else {
+      size_t colon = authority.rfind(':');
+      host = std::string(authority.substr(0, colon));
+      if (colon != std::string_view::npos) port = std::string(authority.substr(colon + 1));
+    }
+    if (port.empty()) port = "443";
+    tls_server_url_ = "https://" + config_.tls_server_name + ":" + port + std::string(path);
+    connect_to_ = curl_slist_append(nullptr, (config_.tls_server_name + ":" + port + ":" + host + ":" + port).c_str());
+  }
+
+  // Every libcurl socket gets TCP_USER_TIMEOUT (see CurlClientOptions::tcp_user_timeout).
+  static int OnSocketOpen(void* self_ptr, curl_socket_t fd, curlsocktype purpose) {
+    auto* self = static_cast<CurlApiClient*>(self_ptr);
+    if (purpose == CURLSOCKTYPE_IPCXN) {
+      unsigned int ms = static_cast<unsigned int>(self->options_.tcp_user_timeout.count());
+      setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof(ms));  // fails harmlessly off TCP
+    }
+    return CURL_SOCKOPT_OK;
   }
 
   // ---- the I/O thread ------------------------------------------------------------------
@@ -338,8 +380,19 @@ class CurlApiClient final : public ApiClient {
   }
 
   void Enqueue(std::unique_ptr<Transfer> t) {
-    Lane& lane = lanes_[t->req.background ? 1 : 0];
+    const bool background = t->req.background;
+    Lane& lane = lanes_[background ? 1 : 0];
     lane.ready.push_back(std::move(t));
+    if (background && lane.ready.size() > options_.max_queued_background) {
+      std::unique_ptr<Transfer> dropped = std::move(lane.ready.front());
+      lane.ready.pop_front();
+      if (++dropped_background_ % 1000 == 1)
+        KLOG(WARNING) << "API client: " << dropped_background_ << " background request(s) dropped so far, "
+                      << "queue full (" << options_.max_queued_background << "), e.g. "
+                      << VerbName(dropped->req.verb) << " " << dropped->req.path;
+      if (dropped->done)
+        dropped->done(Status(StatusCode::kResourceExhausted, "background request queue full, request dropped"));
+    }
   }
 
   // Starts queued transfers in FIFO order per lane, as far as the in-flight bound and
@@ -401,8 +454,13 @@ class CurlApiClient final : public ApiClient {
     t->headers = nullptr;
     CURL* e = t->easy = curl_easy_init();
     const Request& r = t->req;
-    std::string url = config_.server + r.path;
+    std::string url = (connect_to_ ? tls_server_url_ : config_.server) + r.path;
     curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+    // tls-server-name: the URL names that host, so libcurl sends it as SNI and verifies the
+    // certificate against it, and CONNECT_TO sends the connection to the real server.
+    if (connect_to_) curl_easy_setopt(e, CURLOPT_CONNECT_TO, connect_to_);
+    curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, &CurlApiClient::OnSocketOpen);
+    curl_easy_setopt(e, CURLOPT_SOCKOPTDATA, this);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
     curl_easy_setopt(e, CURLOPT_USERAGENT, user_agent_.c_str());
@@ -725,6 +783,10 @@ class CurlApiClient final : public ApiClient {
   std::string basic_auth_;         // base64 of user:password
   Status init_status_;
   int in_flight_ = 0;  // active non-watch transfers
+  int64_t dropped_background_ = 0;
+  // With tls-server-name: the server URL with that name as host, and where to connect.
+  std::string tls_server_url_;
+  curl_slist* connect_to_ = nullptr;
 
   std::jthread loop_;  // last: started after every member above exists
 };

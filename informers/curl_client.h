@@ -24,6 +24,18 @@ struct CurlClientOptions {
   std::chrono::milliseconds connect_retry_delay{std::chrono::seconds(1)};
   // TCP keepalive, so a half-open connection under a silent watch is noticed.
   std::chrono::seconds tcp_keepalive_idle{30};
+  // TCP_USER_TIMEOUT on every connection: unacknowledged data (or keepalive probes) for
+  // this long fails it, instead of ~15 minutes of kernel retransmissions.
+  std::chrono::milliseconds tcp_user_timeout{std::chrono::seconds(30)};
+  // client-go's HTTP/2 health check on the native session: a PING after this long
+  // without a frame, and the connection is closed if it is not answered in time.
+  std::chrono::milliseconds http2_read_idle_timeout{std::chrono::seconds(30)};
+  std::chrono::milliseconds http2_ping_timeout{std::chrono::seconds(15)};
+  // Background requests (events, status patches) waiting to start. Past this many the
+  // oldest is failed with kResourceExhausted, as upstream's event broadcaster drops
+  // events when its queue is full: a slow API server cannot grow the queue without bound.
+  // Foreground requests (binds) are never dropped.
+  size_t max_queued_background = 10000;
   bool http2 = true;
   // Plain requests (not watches) over an HTTP/2 session of the client's own (nghttp2 +
   // OpenSSL, see h2_session.h) instead of libcurl, when the server is https:// and

@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "pkg/util/log.h"
 
@@ -260,6 +262,7 @@ void H2Session::Pump() {
 void H2Session::OnReady(short revents) {
   switch (state_) {
     case State::kIdle:
+    case State::kResolving:  // no socket yet
       break;
     case State::kConnecting: {
       int err = 0;
@@ -291,25 +294,98 @@ void H2Session::OnReady(short revents) {
   Dispatch();
 }
 
+namespace {
+
+// How often a running host name lookup is checked for completion.
+constexpr auto kResolvePoll = std::chrono::milliseconds(5);
+
+}  // namespace
+
+// getaddrinfo blocks (DNS) and this runs on the client's only I/O thread, which also
+// carries every watch. A lookup of a name therefore runs on a detached thread of its
+// own, which owns its copy of the inputs; the session polls for the result and simply
+// drops it if it gave up (connect timeout, Close) meanwhile. An IP literal is resolved
+// in place: AI_NUMERICHOST never blocks.
+struct H2Session::Resolution {
+  std::mutex mu;
+  bool done = false;
+  int rc = 0;
+  std::vector<std::vector<unsigned char>> addrs;
+
+  static void Run(const std::shared_ptr<Resolution>& r, const std::string& host, const std::string& port,
+                  bool numeric) {
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV | (numeric ? AI_NUMERICHOST : 0);
+    addrinfo* res = nullptr;
+    int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &res);
+    std::vector<std::vector<unsigned char>> addrs;
+    if (rc == 0) {
+      for (addrinfo* a = res; a; a = a->ai_next) {
+        auto* p = reinterpret_cast<unsigned char*>(a->ai_addr);
+        addrs.emplace_back(p, p + a->ai_addrlen);
+      }
+      freeaddrinfo(res);
+    }
+    std::lock_guard l(r->mu);
+    r->rc = rc;
+    r->addrs = std::move(addrs);
+    r->done = true;
+  }
+};
+
 void H2Session::StartConnect() {
   addrs_.clear();
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_NUMERICSERV;
-  addrinfo* res = nullptr;
-  if (int rc = getaddrinfo(host_.c_str(), port_.c_str(), &hints, &res); rc != 0) {
-    Close(H2End::kConnectionError, "resolving " + host_ + ": " + gai_strerror(rc), true);
-    return;
-  }
-  for (addrinfo* a = res; a; a = a->ai_next) {
-    auto* p = reinterpret_cast<unsigned char*>(a->ai_addr);
-    addrs_.emplace_back(p, p + a->ai_addrlen);
-  }
-  freeaddrinfo(res);
-  std::reverse(addrs_.begin(), addrs_.end());  // taken from the back, in resolver order
   connect_deadline_ = clock_.Now() + options_.connect_timeout;
   NoteDeadline(connect_deadline_);
+  resolution_ = std::make_shared<Resolution>();
+  state_ = State::kResolving;
+  if (host_is_ip_) {
+    Resolution::Run(resolution_, host_, port_, /*numeric=*/true);
+  } else {
+    std::thread([r = resolution_, host = host_, port = port_] { Resolution::Run(r, host, port, false); }).detach();
+  }
+  if (!TakeResolution()) NoteDeadline(clock_.Now() + kResolvePoll);
+}
+
+bool H2Session::TakeResolution() {
+  {
+    std::lock_guard l(resolution_->mu);
+    if (!resolution_->done) return false;
+    if (resolution_->rc != 0) {
+      std::string why = "resolving " + host_ + ": " + gai_strerror(resolution_->rc);
+      resolution_.reset();
+      Close(H2End::kConnectionError, why, true);
+      return true;
+    }
+    addrs_ = std::move(resolution_->addrs);
+  }
+  resolution_.reset();
+  std::reverse(addrs_.begin(), addrs_.end());  // taken from the back, in resolver order
   ConnectNext();
+  return true;
+}
+
+void H2Session::CheckHealth(Clock::time_point now) {
+  if (state_ != State::kReady) return;
+  if (ping_sent_ != Clock::time_point::max()) {
+    if (now - ping_sent_ >= options_.ping_timeout) {
+      Close(H2End::kConnectionError,
+            "no answer to a PING from " + authority_ + " within " +
+                std::to_string(std::chrono::duration_cast<std::chrono::seconds>(options_.ping_timeout).count()) + "s",
+            false);
+      return;
+    }
+    NoteDeadline(ping_sent_ + options_.ping_timeout);
+    return;
+  }
+  if (now - last_read_ >= options_.read_idle_timeout) {
+    nghttp2_submit_ping(session_, NGHTTP2_FLAG_NONE, nullptr);
+    ping_sent_ = now;
+    NoteDeadline(now + options_.ping_timeout);
+    return;  // Service() sends it right after Expire()
+  }
+  NoteDeadline(last_read_ + options_.read_idle_timeout);
 }
 
 void H2Session::ConnectNext() {
@@ -329,6 +405,8 @@ void H2Session::ConnectNext() {
     int idle = static_cast<int>(options_.tcp_keepalive_idle.count()), intvl = 5;
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+    unsigned int user_timeout = static_cast<unsigned int>(options_.tcp_user_timeout.count());
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, sizeof(user_timeout));
     if (connect(fd, sa, static_cast<socklen_t>(a.size())) == 0 || errno == EINPROGRESS) {
       fd_ = fd;
       state_ = State::kConnecting;
@@ -387,6 +465,9 @@ void H2Session::Handshake() {
   }
   connect_deadline_ = Clock::time_point::max();
   state_ = State::kReady;
+  last_read_ = clock_.Now();
+  ping_sent_ = Clock::time_point::max();
+  NoteDeadline(last_read_ + options_.read_idle_timeout);
   Pump();
 }
 
@@ -496,6 +577,9 @@ void H2Session::ReadFrames() {
     ERR_clear_error();
     int n = SSL_read(ssl_, buf, sizeof(buf));
     if (n > 0) {
+      // Any frame (a PING ack included) shows the connection is alive.
+      last_read_ = clock_.Now();
+      ping_sent_ = Clock::time_point::max();
       ssize_t r = nghttp2_session_mem_recv(session_, buf, static_cast<size_t>(n));
       if (r < 0) {
         Close(H2End::kConnectionError, std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(r)), false);
@@ -522,6 +606,9 @@ void H2Session::Expire() {
   auto now = clock_.Now();
   if (now < next_deadline_) return;
   next_deadline_ = Clock::time_point::max();
+  if (state_ == State::kResolving && TakeResolution()) now = clock_.Now();
+  CheckHealth(now);
+  if (state_ == State::kResolving) NoteDeadline(now + kResolvePoll);
   if (state_ != State::kIdle && state_ != State::kReady) {
     if (now >= connect_deadline_) {
       Close(H2End::kConnectionError, "connection to " + authority_ + " timed out", true);
@@ -570,6 +657,8 @@ void H2Session::Close(H2End end, std::string_view why, bool fail_queued) {
   want_write_ = false;
   draining_ = false;
   addrs_.clear();
+  resolution_.reset();  // a lookup still running finishes into its own state
+  ping_sent_ = Clock::time_point::max();
   connect_deadline_ = Clock::time_point::max();
   state_ = State::kIdle;
 }

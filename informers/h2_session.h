@@ -74,6 +74,14 @@ enum class H2End {
 struct H2SessionOptions {
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
   std::chrono::seconds tcp_keepalive_idle{30};
+  // Data left unacknowledged this long fails the connection (TCP_USER_TIMEOUT), instead
+  // of the kernel's ~15 minutes of retransmissions on a dead peer.
+  std::chrono::milliseconds tcp_user_timeout{std::chrono::seconds(30)};
+  // client-go's HTTP/2 health check: after this long without a frame from the server a
+  // PING is sent, and no answer within ping_timeout closes the connection, so requests
+  // in flight fail (GETs are retried) instead of waiting out a half-open connection.
+  std::chrono::milliseconds read_idle_timeout{std::chrono::seconds(30)};
+  std::chrono::milliseconds ping_timeout{std::chrono::seconds(15)};
 };
 
 class H2Session {
@@ -112,13 +120,18 @@ class H2Session {
   size_t pending() const { return queued_.size() + streams_.size(); }
 
  private:
-  enum class State { kIdle, kConnecting, kHandshaking, kReady };
+  enum class State { kIdle, kResolving, kConnecting, kHandshaking, kReady };
+  struct Resolution;  // a host name lookup on a thread of its own
 
   H2Session(const RestConfig& config, H2SessionOptions options, Clock& clock, DoneFn done);
   Status Init();
 
   void StartConnect();
+  // Takes the addresses of a finished lookup and connects; false while it is running.
+  bool TakeResolution();
   void ConnectNext();
+  // The HTTP/2 health check (options_.read_idle_timeout / ping_timeout).
+  void CheckHealth(Clock::time_point now);
   void StartTls();
   void Handshake();
   Status StartHttp2();
@@ -155,6 +168,9 @@ class H2Session {
   std::vector<std::vector<unsigned char>> addrs_;  // sockaddrs left to try
   Clock::time_point connect_deadline_ = Clock::time_point::max();
   Clock::time_point next_deadline_ = Clock::time_point::max();
+  std::shared_ptr<Resolution> resolution_;   // kResolving only
+  Clock::time_point last_read_{};            // the last bytes from the server (kReady)
+  Clock::time_point ping_sent_ = Clock::time_point::max();  // an unanswered health PING
 
   std::vector<H2Exchange*> queued_;                     // not yet given to nghttp2
   std::unordered_map<int32_t, H2Exchange*> streams_;    // open streams

@@ -140,6 +140,41 @@ TEST(CurlClientTest, BackgroundRequestsHaveTheirOwnBudgetAndNeverDelayForeground
   EXPECT_EQ(seen[3], "/bg3");
 }
 
+// Events and status patches pile up while the API server is slow: past
+// max_queued_background the oldest waiting one is failed (dropped), never a bind.
+TEST(CurlClientTest, BackgroundQueueIsBounded) {
+  FakeApiServer server([&](const HttpRequest&, ResponseWriter& w) { w.Respond(200, "{}"); });
+  RestConfig cfg;
+  cfg.server = server.url();
+  cfg.qps = 0;
+  auto client = NewCurlApiClient(cfg, {.max_queued_background = 2, .background_qps = 0.001, .background_burst = 1});
+  ASSERT_TRUE(client.ok());
+  std::mutex mu;
+  std::vector<std::string> dropped;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 5; ++i) {
+    std::string path = "/bg" + std::to_string(i);
+    (*client)->Send({.path = path, .background = true}, [&, path](StatusOr<Response> r) {
+      if (r.ok()) {
+        ++ok;
+      } else if (r.status().code() == StatusCode::kResourceExhausted) {
+        std::lock_guard l(mu);
+        dropped.push_back(path);
+      }
+    });
+    std::this_thread::sleep_for(20ms);  // in order through the I/O thread
+  }
+  auto fg = (*client)->Do({.path = "/bind"});  // foreground: not held by the full lane
+  EXPECT_TRUE(fg.ok()) << fg.status().ToString();
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard l(mu);
+    return dropped.size() == 2;
+  }));
+  std::lock_guard l(mu);
+  EXPECT_EQ(dropped, (std::vector<std::string>{"/bg1", "/bg2"}));  // the oldest waiting ones
+  EXPECT_EQ(ok.load(), 1);  // bg0 took the burst; bg3 and bg4 still wait for tokens
+}
+
 TEST(CurlClientTest, RequestSentFromACallbackRuns) {
   FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) { w.Respond(200, "{\"p\":\"" + req.path + "\"}"); });
   auto client = ClientFor(server);
