@@ -15,6 +15,7 @@
 
 #include "pkg/server/handler.h"
 #include "pkg/util/log.h"
+#include "pkg/util/worker_pool.h"
 
 namespace ksched::server {
 namespace {
@@ -142,7 +143,32 @@ StatusOr<CertKeyPair> LoadServingCert(const ServerOptions& options) {
 
 struct Server::Impl {
   std::unique_ptr<web::http::experimental::listener::http_listener> listener;
+  std::unique_ptr<WorkerPool> auth_pool;  // see ServerOptions::authorizer_workers
 };
+
+namespace {
+
+void Reply(web::http::http_request& request, const HandlerResponse& r) {
+  namespace http = web::http;
+  http::http_response response(static_cast<http::status_code>(r.status));
+  response.set_body(r.body, r.content_type);
+  if (r.status == 401) response.headers().add("WWW-Authenticate", "Bearer");
+  if (r.status == 429) response.headers().add("Retry-After", "1");
+  response.headers().add("X-Content-Type-Options", "nosniff");
+  try {
+    request.reply(response).then([](pplx::task<void> t) {
+      try {
+        t.get();
+      } catch (const std::exception& e) {
+        KLOG_V(4) << "replying failed: " << e.what();
+      }
+    });
+  } catch (const std::exception& e) {
+    KLOG_V(4) << "replying failed: " << e.what();  // e.g. the listener closed meanwhile
+  }
+}
+
+}  // namespace
 
 Server::Server(ServerOptions options) : options_(std::move(options)), impl_(std::make_unique<Impl>()) {}
 
@@ -174,23 +200,24 @@ Status Server::Start() {
     probe.use_certificate_chain(boost::asio::buffer(cert_.cert_pem));
     probe.use_private_key(boost::asio::buffer(cert_.key_pem), boost::asio::ssl::context::pem);
 
+    impl_->auth_pool = std::make_unique<WorkerPool>(options_.authorizer_workers);
     auto listener = std::make_unique<http::experimental::listener::http_listener>(uri, config);
     listener->support([this](http::http_request request) {
       std::string authorization;
       auto it = request.headers().find("Authorization");
       if (it != request.headers().end()) authorization = it->second;
-      HandlerResponse r = HandleRequest(options_, request.method(), request.relative_uri().path(), authorization);
-      http::http_response response(static_cast<http::status_code>(r.status));
-      response.set_body(r.body, r.content_type);
-      if (r.status == 401) response.headers().add("WWW-Authenticate", "Bearer");
-      response.headers().add("X-Content-Type-Options", "nosniff");
-      request.reply(response).then([](pplx::task<void> t) {
-        try {
-          t.get();
-        } catch (const std::exception& e) {
-          KLOG_V(4) << "replying failed: " << e.what();
-        }
-      });
+      std::string method = request.method();
+      std::string path = request.relative_uri().path();
+      if (IsAlwaysAllowed(options_, path)) {
+        Reply(request, HandleRequest(options_, method, path, authorization));
+        return;
+      }
+      auto task = [this, request, method, path, authorization]() mutable {
+        Reply(request, HandleRequest(options_, method, path, authorization));
+      };
+      if (!impl_->auth_pool->TrySubmit(std::move(task), options_.max_pending_authorizations)) {
+        Reply(request, {429, "Too Many Requests\n"});
+      }
     });
     listener->open().wait();
     impl_->listener = std::move(listener);
@@ -209,6 +236,7 @@ void Server::Stop() {
     KLOG(WARNING) << "closing the secure server: " << e.what();
   }
   impl_->listener.reset();
+  impl_->auth_pool.reset();  // finishes what was queued (replies to a closed listener are dropped)
 }
 
 }  // namespace ksched::server

@@ -50,6 +50,12 @@ struct ServerOptions {
   // Checks tokens for every other path. Null: every other path is forbidden, as upstream
   // without an authorization kubeconfig. Not owned; must outlive the server.
   Authorizer* authorizer = nullptr;
+  // Requests that need the authorizer (TokenReview + SubjectAccessReview round trips)
+  // run on a small pool of their own, never on the listener's threads, so a flood of
+  // random tokens cannot starve /healthz. Past `max_pending_authorizations` waiting or
+  // running such requests are answered 429 at once.
+  int authorizer_workers = 4;
+  size_t max_pending_authorizations = 64;
 
   // /readyz: OK when ready; otherwise the message is the failing check's reason
   // (e.g. "handlers are not fully synchronized"). Empty: always ready.

@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "pkg/metrics/metrics.h"
 #include "pkg/server/handler.h"
@@ -193,6 +195,49 @@ TEST_F(ServerTest, StopClosesThePort) {
   curl_easy_setopt(curl, CURLOPT_TIMEOUT, 5L);
   EXPECT_NE(curl_easy_perform(curl), CURLE_OK);
   curl_easy_cleanup(curl);
+}
+
+// Token checks are round trips to the apiserver. A flood of requests with random tokens
+// must not take the listener's threads: /healthz stays fast, and past the pending bound
+// the flood is answered 429 at once instead of queuing.
+class SlowAuthorizer : public Authorizer {
+ public:
+  StatusOr<bool> Allowed(const std::string&, const std::string&, const std::string&) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    return false;
+  }
+};
+
+TEST(ServerFloodTest, TokenFloodDoesNotStarveHealthz) {
+  SlowAuthorizer slow;
+  ServerOptions options;
+  options.bind_address = "127.0.0.1";
+  options.secure_port = FreePort();
+  options.authorizer = &slow;
+  options.max_pending_authorizations = 8;
+  Server server(options);
+  ASSERT_TRUE(server.Start().ok());
+  const int port = options.secure_port;
+  const std::string cert = server.cert_pem();
+  std::vector<std::thread> flood;
+  std::atomic<int> too_many{0}, forbidden{0};
+  for (int i = 0; i < 60; ++i) {
+    flood.emplace_back([&, i] {
+      CurlResult r = Get(port, "/metrics", cert, "random-token-" + std::to_string(i));
+      if (r.code == 429) ++too_many;
+      if (r.code == 403) ++forbidden;
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the flood is in
+  const auto start = std::chrono::steady_clock::now();
+  CurlResult health = Get(port, "/healthz", cert);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(health.code, 200);
+  EXPECT_LT(took, std::chrono::seconds(1));
+  for (auto& t : flood) t.join();
+  EXPECT_GT(too_many.load(), 0);             // shed past the bound
+  EXPECT_EQ(too_many + forbidden, 60);       // every request answered
+  server.Stop();
 }
 
 TEST(CertTest, SelfSignedCertHasTheSans) {

@@ -23,6 +23,16 @@ void WorkerPool::Submit(std::function<void()> task) {
   cv_.notify_one();
 }
 
+bool WorkerPool::TrySubmit(std::function<void()> task, size_t max_pending) {
+  {
+    MutexLock l(mu_);
+    if (tasks_.size() + running_ >= max_pending) return false;
+    tasks_.push_back(std::move(task));
+  }
+  cv_.notify_one();
+  return true;
+}
+
 bool WorkerPool::WaitIdle(std::chrono::milliseconds timeout) {
   MutexLock l(mu_);
   return idle_cv_.wait_for(l, timeout, [&]() REQUIRES(mu_) { return tasks_.empty() && running_ == 0; });

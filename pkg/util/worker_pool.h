@@ -22,6 +22,9 @@ class WorkerPool {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   void Submit(std::function<void()> task);
+  // Submits only while fewer than `max_pending` tasks are queued or running; false (and
+  // the task dropped) otherwise, so a flood of work is shed instead of queued.
+  bool TrySubmit(std::function<void()> task, size_t max_pending);
   // Blocks until no task is queued or running, or the timeout passes. Returns true if idle.
   bool WaitIdle(std::chrono::milliseconds timeout);
   // Tasks queued or running.
