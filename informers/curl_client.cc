@@ -75,7 +75,7 @@ Status StatusFromCurl(CURLcode c, const char* errbuf) {
 // so Cancel() can wait for a running callback and then guarantee silence.
 struct WatchState {
   WatchCallbacks callbacks;
-  std::mutex cb_mu;
+  Mutex cb_mu;
   std::atomic<bool> cancelled{false};
   uint64_t id = 0;
 };
@@ -84,22 +84,22 @@ struct WatchState {
 class PendingCount {
  public:
   void Add() {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     ++n_;
   }
   void Done() {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (--n_ == 0) idle_.notify_all();
   }
   bool WaitIdle(std::chrono::milliseconds timeout) {
-    std::unique_lock lock(mu_);
-    return idle_.wait_for(lock, timeout, [this] { return n_ == 0; });
+    MutexLock lock(mu_);
+    return idle_.wait_for(lock, timeout, [this]() REQUIRES(mu_) { return n_ == 0; });
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable idle_;
-  int64_t n_ = 0;
+  Mutex mu_;
+  std::condition_variable_any idle_;
+  int64_t n_ GUARDED_BY(mu_) = 0;
 };
 
 struct Transfer {
@@ -218,7 +218,7 @@ class CurlApiClient final : public ApiClient {
 
   void CancelWatch(const std::shared_ptr<WatchState>& state) {
     state->cancelled.store(true);
-    { std::lock_guard wait_for_running_callback(state->cb_mu); }
+    { MutexLock wait_for_running_callback(state->cb_mu); }
     {
       MutexLock lock(mu_);
       cancels_.push_back(state->id);
@@ -640,7 +640,7 @@ class CurlApiClient final : public ApiClient {
 
   static void DeliverLine(Transfer& t, std::string_view line) {
     if (line.empty() || (line.size() == 1 && line[0] == '\r')) return;
-    std::lock_guard lock(t.watch->cb_mu);
+    MutexLock lock(t.watch->cb_mu);
     if (!t.watch->cancelled.load() && t.watch->callbacks.on_line) t.watch->callbacks.on_line(line);
   }
 
@@ -669,7 +669,7 @@ class CurlApiClient final : public ApiClient {
       else if (rc != CURLE_OK) s = StatusFromCurl(rc, t->errbuf);
       else if (code != 200) s = StatusFromHttp(code, t->body);
       if (code == 401 && tokens_.FromFile()) tokens_.Invalidate();
-      std::lock_guard lock(t->watch->cb_mu);
+      MutexLock lock(t->watch->cb_mu);
       if (!t->watch->cancelled.load() && t->watch->callbacks.on_close) t->watch->callbacks.on_close(s);
       return;
     }
@@ -731,7 +731,7 @@ class CurlApiClient final : public ApiClient {
     Status cancelled(StatusCode::kCancelled, "API client shut down");
     auto finish = [&](std::unique_ptr<Transfer>& t) {
       if (t->watch) {
-        std::lock_guard lock(t->watch->cb_mu);
+        MutexLock lock(t->watch->cb_mu);
         if (!t->watch->cancelled.load() && t->watch->callbacks.on_close) t->watch->callbacks.on_close(cancelled);
       } else if (t->done) {
         t->done(cancelled);

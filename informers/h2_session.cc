@@ -15,10 +15,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <mutex>
 #include <thread>
 
 #include "pkg/util/log.h"
+#include "pkg/util/mutex.h"
 
 namespace ksched::informers {
 namespace {
@@ -307,10 +307,10 @@ constexpr auto kResolvePoll = std::chrono::milliseconds(5);
 // drops it if it gave up (connect timeout, Close) meanwhile. An IP literal is resolved
 // in place: AI_NUMERICHOST never blocks.
 struct H2Session::Resolution {
-  std::mutex mu;
-  bool done = false;
-  int rc = 0;
-  std::vector<std::vector<unsigned char>> addrs;
+  Mutex mu;
+  bool done GUARDED_BY(mu) = false;
+  int rc GUARDED_BY(mu) = 0;
+  std::vector<std::vector<unsigned char>> addrs GUARDED_BY(mu);
 
   static void Run(const std::shared_ptr<Resolution>& r, const std::string& host, const std::string& port,
                   bool numeric) {
@@ -327,7 +327,7 @@ struct H2Session::Resolution {
       }
       freeaddrinfo(res);
     }
-    std::lock_guard l(r->mu);
+    MutexLock l(r->mu);
     r->rc = rc;
     r->addrs = std::move(addrs);
     r->done = true;
@@ -350,7 +350,7 @@ void H2Session::StartConnect() {
 
 bool H2Session::TakeResolution() {
   {
-    std::lock_guard l(resolution_->mu);
+    MutexLock l(resolution_->mu);
     if (!resolution_->done) return false;
     if (resolution_->rc != 0) {
       std::string why = "resolving " + host_ + ": " + gai_strerror(resolution_->rc);

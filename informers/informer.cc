@@ -1,7 +1,6 @@
 #include "informers/informer.h"
 
 #include <deque>
-#include <mutex>
 
 #include "pkg/api/json.h"
 #include "pkg/util/log.h"
@@ -90,14 +89,14 @@ std::string UrlEncode(std::string_view s) {
 struct LineQueue {
   explicit LineQueue(size_t limit) : max_bytes(limit) {}
   const size_t max_bytes;
-  std::mutex mu;
+  Mutex mu;
   std::condition_variable_any cv;
-  std::deque<std::string> lines;
-  size_t bytes = 0;
+  std::deque<std::string> lines GUARDED_BY(mu);
+  size_t bytes GUARDED_BY(mu) = 0;
   // Set when a line arrived with `max_bytes` already buffered. That line and all later
   // ones are dropped; the informer applies what it holds and re-watches from there.
-  bool overflowed = false;
-  std::optional<Status> closed;  // set once by on_close
+  bool overflowed GUARDED_BY(mu) = false;
+  std::optional<Status> closed GUARDED_BY(mu);  // set once by on_close
 };
 
 }  // namespace
@@ -147,26 +146,26 @@ void Informer<T>::Stop() {
 
 template <typename T>
 bool Informer<T>::HasSynced() const {
-  std::shared_lock lock(store_mu_);
+  ReaderMutexLock lock(store_mu_);
   return synced_;
 }
 
 template <typename T>
 bool Informer<T>::WaitForSync(std::chrono::milliseconds timeout) const {
-  std::shared_lock lock(store_mu_);
-  return synced_cv_.wait_for(lock, timeout, [&] { return synced_; });
+  ReaderMutexLock lock(store_mu_);
+  return synced_cv_.wait_for(lock, timeout, [&]() REQUIRES_SHARED(store_mu_) { return synced_; });
 }
 
 template <typename T>
 std::shared_ptr<const T> Informer<T>::Get(const std::string& key) const {
-  std::shared_lock lock(store_mu_);
+  ReaderMutexLock lock(store_mu_);
   auto it = store_.find(key);
   return it == store_.end() ? nullptr : it->second;
 }
 
 template <typename T>
 std::vector<std::shared_ptr<const T>> Informer<T>::List() const {
-  std::shared_lock lock(store_mu_);
+  ReaderMutexLock lock(store_mu_);
   std::vector<std::shared_ptr<const T>> out;
   out.reserve(store_.size());
   for (const auto& [k, v] : store_) out.push_back(v);
@@ -175,19 +174,19 @@ std::vector<std::shared_ptr<const T>> Informer<T>::List() const {
 
 template <typename T>
 size_t Informer<T>::Size() const {
-  std::shared_lock lock(store_mu_);
+  ReaderMutexLock lock(store_mu_);
   return store_.size();
 }
 
 template <typename T>
 std::string Informer<T>::LastSyncResourceVersion() const {
-  std::shared_lock lock(store_mu_);
+  ReaderMutexLock lock(store_mu_);
   return rv_;
 }
 
 template <typename T>
 InformerStats Informer<T>::Stats() const {
-  std::shared_lock lock(store_mu_);
+  ReaderMutexLock lock(store_mu_);
   return stats_;
 }
 
@@ -210,7 +209,7 @@ template <typename T>
 std::string Informer<T>::WatchPath(int64_t timeout_seconds) const {
   std::string p = path_ + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=" + std::to_string(timeout_seconds);
   {
-    std::shared_lock lock(store_mu_);
+    ReaderMutexLock lock(store_mu_);
     p += "&resourceVersion=" + UrlEncode(rv_);
   }
   AppendSelectors(p);
@@ -236,7 +235,7 @@ void Informer<T>::Run(std::stop_token stop) {
         break;
       case WatchEnd::kRelist: {
         rv_expired_ = true;
-        std::unique_lock lock(store_mu_);
+        WriterMutexLock lock(store_mu_);
         ++stats_.relists_after_gone;
         need_list = true;
         break;
@@ -262,7 +261,7 @@ void Informer<T>::Backoff(std::stop_token stop) {
   std::uniform_real_distribution<double> jitter(0.0, 1.0);
   auto wait = std::chrono::duration_cast<Clock::duration>(base * (1.0 + jitter(rng_)));
   {
-    std::unique_lock lock(store_mu_);
+    WriterMutexLock lock(store_mu_);
     ++stats_.failures;
   }
   clock_.SleepFor(wait, stop);
@@ -283,7 +282,7 @@ Status Informer<T>::ListAndReplace(std::stop_token stop) {
   bool paginate = options_.page_size > 0;
   std::string rv;
   if (!rv_expired_) {
-    std::shared_lock lock(store_mu_);
+    ReaderMutexLock lock(store_mu_);
     rv = rv_.empty() ? "0" : rv_;
   }
   if (!rv.empty() && rv != "0") paginate = false;  // so that the watch cache can serve it
@@ -324,7 +323,7 @@ Status Informer<T>::ListAndReplace(std::stop_token stop) {
   struct Change { std::shared_ptr<const T> old_obj, new_obj; };  // either may be null
   std::vector<Change> changes;
   {
-    std::unique_lock lock(store_mu_);
+    WriterMutexLock lock(store_mu_);
     std::unordered_map<std::string, std::shared_ptr<const T>> next;
     next.reserve(items.size() + skipped.size());
     // An object we could not decode keeps its previous copy (if we had one), so a single
@@ -357,7 +356,7 @@ Status Informer<T>::ListAndReplace(std::stop_token stop) {
   }
   for (const auto& c : changes) Notify(c.old_obj, c.new_obj, /*final_state_unknown=*/true);
   {
-    std::unique_lock lock(store_mu_);
+    WriterMutexLock lock(store_mu_);
     synced_ = true;
   }
   synced_cv_.notify_all();
@@ -385,7 +384,7 @@ void Informer<T>::ApplyEvent(api::WatchEventType type, const std::shared_ptr<con
   std::string key = StoreKey(obj->metadata);
   std::shared_ptr<const T> old;
   {
-    std::unique_lock lock(store_mu_);
+    WriterMutexLock lock(store_mu_);
     auto it = store_.find(key);
     if (it != store_.end()) old = it->second;
     if (type == api::WatchEventType::kDeleted) {
@@ -409,7 +408,7 @@ template <typename T>
 void Informer<T>::SkipBadEvent(const api::WatchEvent<T>& ev) {
   KLOG(ERROR) << "skipping watch event of " << Codec<T>::kKind << ": " << ev.object_error;
   {
-    std::unique_lock lock(store_mu_);
+    WriterMutexLock lock(store_mu_);
     ++stats_.skipped_objects;
     // Move past it, so a restarted watch does not replay the same bad event forever.
     if (!ev.resource_version.empty()) rv_ = ev.resource_version;
@@ -428,7 +427,7 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
   auto stream = client_.Watch({.path = WatchPath(dist(rng_))},
                               {.on_line =
                                    [q](std::string_view line) {
-                                     std::lock_guard l(q->mu);
+                                     MutexLock l(q->mu);
                                      if (q->overflowed) return;
                                      if (q->bytes > 0 && q->bytes + line.size() > q->max_bytes) {
                                        q->overflowed = true;
@@ -441,12 +440,12 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
                                    },
                                .on_close =
                                    [q](Status s) {
-                                     std::lock_guard l(q->mu);
+                                     MutexLock l(q->mu);
                                      q->closed = std::move(s);
                                      q->cv.notify_one();
                                    }});
   {
-    std::unique_lock lock(store_mu_);
+    WriterMutexLock lock(store_mu_);
     ++stats_.watches;
   }
   api::JsonParser parser;
@@ -458,10 +457,11 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
     std::optional<Status> closed;
     bool overflowed = false;
     {
-      std::unique_lock l(q->mu);
+      MutexLock l(q->mu);
       // Wake at least every 100 ms to check the idle deadline on the injected clock.
-      q->cv.wait_for(l, stop, std::chrono::milliseconds(100),
-                     [&] { return !q->lines.empty() || q->closed || q->overflowed; });
+      q->cv.wait_for(l, stop, std::chrono::milliseconds(100), [&]() REQUIRES(q->mu) {
+        return !q->lines.empty() || q->closed || q->overflowed;
+      });
       batch.swap(q->lines);
       q->bytes = 0;
       if (batch.empty()) {
@@ -481,7 +481,7 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
         // A line we cannot read (truncated or malformed): restart the watch from the last
         // good RV rather than skip an event and risk a silently stale store.
         KLOG(WARNING) << "bad watch event for " << Codec<T>::kKind << ", restarting watch: " << ev.status().message();
-        std::unique_lock lock(store_mu_);
+        WriterMutexLock lock(store_mu_);
         ++stats_.decode_errors;
         stream->Cancel();
         return WatchEnd::kBackoff;
@@ -498,7 +498,7 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
           KLOG(WARNING) << "skipping watch event of unknown type for " << Codec<T>::kKind;
           break;
         case api::WatchEventType::kBookmark: {
-          std::unique_lock lock(store_mu_);
+          WriterMutexLock lock(store_mu_);
           if (!ev->resource_version.empty()) rv_ = ev->resource_version;
           break;
         }
@@ -519,7 +519,7 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
       KLOG(WARNING) << "watch of " << Codec<T>::kKind << " buffered more than " << options_.max_buffered_watch_bytes
                     << " bytes ahead of its handlers, resuming it";
       stream->Cancel();
-      std::unique_lock lock(store_mu_);
+      WriterMutexLock lock(store_mu_);
       ++stats_.buffer_restarts;
       return WatchEnd::kResume;
     }
@@ -542,7 +542,7 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
                     << std::chrono::duration_cast<std::chrono::seconds>(now - last_activity).count()
                     << "s, restarting it";
       stream->Cancel();
-      std::unique_lock lock(store_mu_);
+      WriterMutexLock lock(store_mu_);
       ++stats_.idle_restarts;
       return WatchEnd::kResume;
     }

@@ -15,7 +15,6 @@
 #include <memory>
 #include <optional>
 #include <random>
-#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -25,6 +24,8 @@
 #include "pkg/api/types.h"
 #include "pkg/api/workloads.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/mutex.h"
+#include "pkg/util/thread_annotations.h"
 
 namespace ksched::informers {
 
@@ -129,11 +130,11 @@ class Informer {
   Clock& clock_;
   std::vector<EventHandler<T>*> handlers_;
 
-  mutable std::shared_mutex store_mu_;
-  std::unordered_map<std::string, std::shared_ptr<const T>> store_;  // guarded by store_mu_
-  std::string rv_;                                                  // guarded by store_mu_
-  InformerStats stats_;                                             // guarded by store_mu_
-  bool synced_ = false;                                             // guarded by store_mu_
+  mutable SharedMutex store_mu_;
+  std::unordered_map<std::string, std::shared_ptr<const T>> store_ GUARDED_BY(store_mu_);
+  std::string rv_ GUARDED_BY(store_mu_);
+  InformerStats stats_ GUARDED_BY(store_mu_);
+  bool synced_ GUARDED_BY(store_mu_) = false;
   mutable std::condition_variable_any synced_cv_;
 
   // Reflector-thread state.

@@ -147,13 +147,13 @@ StatusOr<Response> LeaderElector::Call(Request request, Clock::time_point deadli
   request.max_retries = 0;
   // The callback may run after we gave up on it, so the slot it fills is shared.
   struct Slot {
-    std::mutex mu;
+    Mutex mu;
     std::condition_variable_any cv;
-    std::optional<StatusOr<Response>> result;
+    std::optional<StatusOr<Response>> result GUARDED_BY(mu);
   };
   auto slot = std::make_shared<Slot>();
   options_.client->Send(std::move(request), [slot](StatusOr<Response> r) {
-    std::lock_guard lock(slot->mu);
+    MutexLock lock(slot->mu);
     slot->result.emplace(std::move(r));
     slot->cv.notify_all();
   });
@@ -161,8 +161,8 @@ StatusOr<Response> LeaderElector::Call(Request request, Clock::time_point deadli
   // that never answers (a request stuck in its queue, a lost callback) must not hold a
   // renewal round past its deadline, or a leader would keep acting after losing.
   const auto limit = std::chrono::steady_clock::now() + request_timeout + std::chrono::seconds(1);
-  std::unique_lock lock(slot->mu);
-  if (!slot->cv.wait_until(lock, stop, limit, [&] { return slot->result.has_value(); })) {
+  MutexLock lock(slot->mu);
+  if (!slot->cv.wait_until(lock, stop, limit, [&]() REQUIRES(slot->mu) { return slot->result.has_value(); })) {
     if (stop.stop_requested()) return Status(StatusCode::kCancelled, "leader election stopped");
     return Status(StatusCode::kDeadlineExceeded, "no answer from the API client within the renew deadline");
   }

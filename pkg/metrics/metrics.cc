@@ -7,10 +7,11 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
-#include <shared_mutex>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
+
+#include "pkg/util/mutex.h"
 
 namespace ksched::metrics {
 namespace {
@@ -93,13 +94,13 @@ class Handles {
       key.push_back('\0');
     }
     {
-      std::shared_lock lock(mu_);
+      ReaderMutexLock lock(mu_);
       if (auto it = cache_.find(std::string_view(key)); it != cache_.end()) return *it->second;
     }
     prometheus::Labels labels;
     auto name = names_.begin();
     for (std::string_view v : values) labels.emplace(*name++, std::string(v));
-    std::unique_lock lock(mu_);
+    WriterMutexLock lock(mu_);
     T* metric;
     if constexpr (std::is_same_v<T, Histogram>) {
       metric = &family_.Add(labels, *buckets_);
@@ -114,8 +115,8 @@ class Handles {
   prometheus::Family<T>& family_;
   const std::vector<std::string> names_;
   const Histogram::BucketBoundaries* const buckets_;
-  std::shared_mutex mu_;
-  std::unordered_map<std::string, T*, StringHash, std::equal_to<>> cache_;
+  SharedMutex mu_;
+  std::unordered_map<std::string, T*, StringHash, std::equal_to<>> cache_ GUARDED_BY(mu_);
 };
 
 }  // namespace

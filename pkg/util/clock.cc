@@ -8,9 +8,9 @@ class SystemClock final : public Clock {
   time_point Now() const override { return std::chrono::steady_clock::now(); }
   wall_time WallNow() const override { return std::chrono::system_clock::now(); }
   bool SleepUntil(time_point deadline, std::stop_token stop) override {
-    std::mutex mu;
+    Mutex mu;  // guards nothing: the wait is only for the deadline or the stop
     std::condition_variable_any cv;
-    std::unique_lock lock(mu);
+    MutexLock lock(mu);
     cv.wait_until(lock, stop, deadline, [] { return false; });
     return !stop.stop_requested();
   }
@@ -29,44 +29,44 @@ FakeClock::FakeClock()
       origin_(now_) {}
 
 Clock::time_point FakeClock::Now() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return now_;
 }
 
 Clock::wall_time FakeClock::WallNow() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return wall_origin_ + std::chrono::duration_cast<std::chrono::system_clock::duration>(now_ - origin_);
 }
 
 bool FakeClock::SleepUntil(time_point deadline, std::stop_token stop) {
-  std::unique_lock lock(mu_);
+  MutexLock lock(mu_);
   ++sleepers_;
   cv_.notify_all();
-  bool reached = cv_.wait(lock, stop, [&] { return now_ >= deadline; });
+  bool reached = cv_.wait(lock, stop, [&]() REQUIRES(mu_) { return now_ >= deadline; });
   --sleepers_;
   return reached;
 }
 
 void FakeClock::Advance(duration d) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   now_ += d;
   cv_.notify_all();
 }
 
 void FakeClock::SetTime(time_point t) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   now_ = t;
   cv_.notify_all();
 }
 
 int FakeClock::Sleepers() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return sleepers_;
 }
 
 bool FakeClock::WaitForSleepers(int n, std::chrono::milliseconds timeout) const {
-  std::unique_lock lock(mu_);
-  return cv_.wait_for(lock, timeout, [&] { return sleepers_ >= n; });
+  MutexLock lock(mu_);
+  return cv_.wait_for(lock, timeout, [&]() REQUIRES(mu_) { return sleepers_ >= n; });
 }
 
 }  // namespace ksched

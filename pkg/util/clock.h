@@ -5,8 +5,10 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <stop_token>
+
+#include "pkg/util/mutex.h"
+#include "pkg/util/thread_annotations.h"
 
 namespace ksched {
 
@@ -51,12 +53,12 @@ class FakeClock : public Clock {
   bool WaitForSleepers(int n, std::chrono::milliseconds timeout = std::chrono::seconds(5)) const;
 
  private:
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   mutable std::condition_variable_any cv_;
-  time_point now_;          // guarded by mu_
+  time_point now_ GUARDED_BY(mu_);
   wall_time wall_origin_;   // wall time at now_ == epoch of the fake
   time_point origin_;
-  int sleepers_ = 0;        // guarded by mu_
+  int sleepers_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace ksched
