@@ -685,11 +685,14 @@ class CurlApiClient final : public ApiClient {
     Answered(std::move(t), code);
   }
 
-  // No answer came: a GET is tried again after a connection error, anything else fails.
+  // No answer came: a GET (or a write marked retry_connection_errors) is tried again
+  // after a connection error, anything else fails.
   void Failed(std::unique_ptr<Transfer> t, Status s, bool connection_error) {
-    if (connection_error && t->req.verb == Verb::kGet && t->attempt <= t->req.max_retries) {
+    const bool repeatable = t->req.verb == Verb::kGet || t->req.retry_connection_errors;
+    if (connection_error && repeatable && t->attempt <= t->req.max_retries) {
       auto delay = std::min(options_.connect_retry_delay * (1 << std::min(t->attempt - 1, 5)), kMaxConnectRetryDelay);
-      KLOG_V(2) << "retrying GET " << t->req.path << " after " << delay.count() << "ms: " << s.message();
+      KLOG_V(2) << "retrying " << VerbName(t->req.verb) << " " << t->req.path << " after " << delay.count()
+                << "ms: " << s.message();
       Retry(std::move(t), clock_.Now() + delay);
       return;
     }

@@ -239,6 +239,36 @@ TEST(CurlClientTest, SendsMethodBodyContentTypeAndUserAgent) {
   EXPECT_EQ(req.headers["user-agent"].rfind("ksched/", 0), 0u);
 }
 
+// A write marked retry_connection_errors (events, condition patches) survives a dropped
+// connection; an unmarked POST (a bind) is never sent twice.
+TEST(CurlClientTest, RepeatableWritesAreRetriedAfterAConnectionError) {
+  std::atomic<int> events{0}, binds{0};
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (req.path == "/binding") {
+      ++binds;
+      w.Abort();  // the connection drops before any answer
+    } else if (events++ == 0) {
+      w.Abort();
+    } else {
+      w.Respond(201, "{}");
+    }
+  });
+  RestConfig cfg;
+  cfg.server = server.url();
+  cfg.qps = 0;
+  auto client = NewCurlApiClient(cfg, {.connect_retry_delay = 10ms});
+  ASSERT_TRUE(client.ok());
+  auto event = (*client)->Do({.verb = Verb::kPost, .path = "/events", .body = "{}", .retry_connection_errors = true});
+  EXPECT_TRUE(event.ok()) << event.status().ToString();
+  EXPECT_EQ(events.load(), 2);
+  // A fresh client, so libcurl has no kept-alive connection of its own to retry on.
+  auto other = NewCurlApiClient(cfg, {.connect_retry_delay = 10ms});
+  ASSERT_TRUE(other.ok());
+  auto bind = (*other)->Do({.verb = Verb::kPost, .path = "/binding", .body = "{}"});
+  EXPECT_FALSE(bind.ok());
+  EXPECT_EQ(binds.load(), 1);
+}
+
 TEST(CurlClientTest, ConnectionRefusedIsUnavailable) {
   RestConfig cfg;
   cfg.server = "http://127.0.0.1:1";

@@ -86,7 +86,8 @@ void ApiWriter::PatchPodScheduledFalse(const api::Pod& pod, std::string_view rea
        .path = PodPath(pod) + "/status",
        .body = api::EncodePodScheduledConditionPatch(cond),
        .content_type = std::string(informers::kContentStrategicMerge),
-       .background = true},
+       .background = true,
+       .retry_connection_errors = true},
       [key](StatusOr<informers::Response> r) {
         if (!r.ok() && r.status().code() != StatusCode::kNotFound)
           KLOG(WARNING) << "Error updating pod condition, pod=\"" << key << "\": " << r.status().ToString();
@@ -128,8 +129,12 @@ void ApiWriter::RecordEvent(const api::Pod& pod, std::string_view scheduler_name
       {.verb = informers::Verb::kPost,
        .path = "/apis/events.k8s.io/v1/namespaces/" + pod.metadata.namespace_ + "/events",
        .body = std::move(b),
-       .background = true},
+       // Kept through an apiserver restart, as upstream's event sink retries a failed
+       // write (12 tries); a repeat that did land the first time is an AlreadyExists.
+       .background = true,
+       .retry_connection_errors = true},
       [key](StatusOr<informers::Response> r) {
+        if (!r.ok() && r.status().code() == StatusCode::kAlreadyExists) return;
         if (!r.ok()) KLOG_V(2) << "could not record event for pod " << key << ": " << r.status().ToString();
       });
 }
