@@ -355,6 +355,59 @@ TEST(LeaderElectionIntegrationTest, KschedExitsWhenTheLeaseIsLost) {
   EXPECT_TRUE(restarted.ok()) << restarted.ToString();
 }
 
+// A leader frozen (SIGSTOP) past its lease while a standby takes over: on SIGCONT its
+// first move must be a leadership check, not a bind. A pod created during the freeze is
+// bound by the new leader only; the old one never binds it, finds the lease gone and exits.
+TEST(LeaderElectionIntegrationTest, FrozenLeaderDoesNotBindOnWaking) {
+  auto admin = AdminClient();
+  const std::string dir = ControlPlane::Get().dir();
+  Status applied = ksched::testing::ApplyManifestFile(*admin, KSCHED_RBAC_MANIFEST);
+  ASSERT_TRUE(applied.ok()) << applied.ToString();
+  const std::string config = dir + "/le-frozen.yaml";
+  std::ofstream(config) << "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                           "kind: KubeSchedulerConfiguration\n"
+                           "leaderElection:\n"
+                           "  leaderElect: true\n"
+                           "  leaseDuration: 4s\n"
+                           "  renewDeadline: 3s\n"
+                           "  retryPeriod: 400ms\n"
+                           "  resourceName: le-frozen\n"
+                           "  resourceNamespace: kube-system\n"
+                           "profiles:\n- schedulerName: "
+                        << kScheduler << "\n";
+  Post(*admin, "/api/v1/namespaces", std::string(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") +
+                                         kNs + R"("}})");
+  Post(*admin, "/api/v1/nodes",
+       api::EncodeNode(ksched::testing::TestNode("le-node", *api::Quantity::Parse("8"), *api::Quantity::Parse("16Gi"))));
+  auto start = [&](const std::string& name) {
+    return std::make_unique<KschedProcess>(
+        std::vector<std::string>{"--config=" + config, "--kubeconfig=" + ControlPlane::Get().kubeconfig(),
+                                 "--secure-port=" + std::to_string(FreePort()), "--bind-address=127.0.0.1", "-v=2"},
+        dir + "/" + name + ".log");
+  };
+  constexpr char kAcquired[] = "successfully acquired lease kube-system/le-frozen";
+  auto leader = start("ksched-frozen-1");
+  ASSERT_TRUE(Eventually([&] { return leader->Logged(kAcquired); }, 15s, 50ms)) << leader->Log();
+  auto standby = start("ksched-frozen-2");
+  ASSERT_TRUE(Eventually([&] { return standby->Logged("attempting to acquire leader lease"); }, 15s, 50ms))
+      << standby->Log();
+
+  leader->Signal(SIGSTOP);
+  CreatePod(*admin, "frozen-0");  // neither schedules it yet: one is frozen, one waits
+  ASSERT_TRUE(Eventually([&] { return standby->Logged(kAcquired); }, 10s, 20ms)) << standby->Log();
+  leader->Signal(SIGCONT);
+
+  ASSERT_TRUE(Eventually([&] { return Bound(*admin, "frozen-0"); }, 15s, 50ms)) << standby->Log();
+  EXPECT_TRUE(Eventually([&] { return standby->Logged(BoundLine("frozen-0")); }, 5s, 20ms)) << standby->Log();
+  auto code = leader->Wait(10s);
+  ASSERT_TRUE(code.has_value()) << leader->Log();
+  EXPECT_EQ(*code, 1) << leader->Log();
+  EXPECT_TRUE(leader->Logged("Leaderelection lost")) << leader->Log();
+  EXPECT_FALSE(leader->Logged(BoundLine("frozen-0"))) << leader->Log();
+  standby->Signal(SIGTERM);
+  EXPECT_TRUE(standby->Wait(20s).has_value());
+}
+
 #endif  // KSCHED_BINARY
 
 }  // namespace
