@@ -665,7 +665,7 @@ class CurlApiClient final : public ApiClient {
     curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
     if (t->watch) {
       Status s;
-      if (t->body_overflow) s = {StatusCode::kResourceExhausted, "watch event larger than the line limit"};
+      if (t->body_overflow) s = {StatusCode::kOutOfRange, "watch event larger than the line limit"};
       else if (rc != CURLE_OK) s = StatusFromCurl(rc, t->errbuf);
       else if (code != 200) s = StatusFromHttp(code, t->body);
       if (code == 401 && tokens_.FromFile()) tokens_.Invalidate();

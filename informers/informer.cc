@@ -534,7 +534,7 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
         KLOG(INFO) << "watch of " << Codec<T>::kKind << " expired, relisting";
         return WatchEnd::kRelist;
       }
-      if (closed->code() == StatusCode::kResourceExhausted) {
+      if (closed->code() == StatusCode::kOutOfRange) {
         // One event longer than the line limit: watching again from our RV would meet it
         // again forever. A list (whose own limit is far larger) gets past it.
         KLOG(WARNING) << "watch of " << Codec<T>::kKind << " ended: " << closed->message() << "; relisting";

@@ -18,6 +18,7 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kCancelled: return "Cancelled";
     case StatusCode::kFailedPrecondition: return "FailedPrecondition";
     case StatusCode::kInternal: return "InternalError";
+    case StatusCode::kOutOfRange: return "OutOfRange";
   }
   return "Unknown";
 }

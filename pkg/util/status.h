@@ -24,6 +24,7 @@ enum class StatusCode {
   kCancelled,          // shutdown
   kFailedPrecondition,
   kInternal,
+  kOutOfRange,         // a limit of our own was exceeded (e.g. a watch event past the line limit)
 };
 
 std::string_view StatusCodeName(StatusCode code);
