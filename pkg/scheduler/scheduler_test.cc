@@ -1,0 +1,1040 @@
+// Unit tests of the Scheduler without an API server: a FakeApiClient answers binds,
+// events and status patches, a FakeClock drives backoff, and the test plays the
+// informers (pod_handler / node_handler, plus the store the failure handler re-reads
+// through pod_lister). Each test calls ScheduleOne() itself, so every step is
+// deterministic; only binding cycles that end on a worker are waited for.
+//
+// Mirrors upstream's schedule_one_test.go (scheduleOne, handleBindingCycleError,
+// handleSchedulingFailure) and eventhandlers_test.go.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "config/defaults.h"
+#include "pkg/framework/registry.h"
+#include "pkg/queue/priority_queue.h"
+#include "pkg/scheduler/scheduler.h"
+#include "pkg/util/clock.h"
+#include "tests/fakes/builders.h"
+#include "tests/fakes/fake_api_client.h"
+
+namespace ksched::scheduler {
+namespace {
+
+using namespace std::chrono_literals;
+using framework::Code;
+using informers::Verb;
+using ksched::testing::FakeApiClient;
+using ksched::testing::NodeBuilder;
+using ksched::testing::PodBuilder;
+using queue::SubQueue;
+
+constexpr std::string_view kProfile = config::kDefaultSchedulerName;
+
+// ---- a plugin the tests steer ---------------------------------------------------------
+
+// Which pods TestPlugin rejects (by name), shared by the test and the plugin instance the
+// framework builds.
+struct PluginKnobs {
+  std::mutex mu;
+  std::set<std::string, std::less<>> reject_filter, reject_reserve, reject_permit, wait_permit;
+  int unreserve_calls = 0;
+
+  bool Has(std::set<std::string, std::less<>> PluginKnobs::*set, std::string_view name) {
+    std::lock_guard l(mu);
+    return (this->*set).contains(name);
+  }
+  void Add(std::set<std::string, std::less<>> PluginKnobs::*set, std::string name) {
+    std::lock_guard l(mu);
+    (this->*set).insert(std::move(name));
+  }
+  int UnreserveCalls() {
+    std::lock_guard l(mu);
+    return unreserve_calls;
+  }
+};
+
+// Filter, Reserve and Permit in one. It registers every Pod event without a hint, so any
+// pod event that reaches the queue moves the pods it rejected: a stray move shows.
+class TestPlugin final : public framework::FilterPlugin,
+                         public framework::ReservePlugin,
+                         public framework::PermitPlugin,
+                         public framework::EnqueueExtensions {
+ public:
+  static constexpr std::string_view kName = "TestPlugin";
+  explicit TestPlugin(std::shared_ptr<PluginKnobs> knobs) : knobs_(std::move(knobs)) {}
+
+  std::string_view Name() const override { return kName; }
+  framework::Status Filter(const framework::CycleState&, const api::Pod& pod, const cache::NodeInfo&) const override {
+    if (knobs_->Has(&PluginKnobs::reject_filter, pod.metadata.name))
+      return framework::Status(Code::kUnschedulable, "rejected by TestPlugin at Filter");
+    return {};
+  }
+  framework::Status Reserve(framework::CycleState&, const api::Pod& pod, std::string_view) override {
+    if (knobs_->Has(&PluginKnobs::reject_reserve, pod.metadata.name))
+      return framework::Status(Code::kUnschedulable, "rejected by TestPlugin at Reserve");
+    return {};
+  }
+  void Unreserve(framework::CycleState&, const api::Pod&, std::string_view) override {
+    std::lock_guard l(knobs_->mu);
+    ++knobs_->unreserve_calls;
+  }
+  framework::Status Permit(framework::CycleState&, const api::Pod& pod, std::string_view,
+                           std::chrono::milliseconds& timeout) override {
+    if (knobs_->Has(&PluginKnobs::reject_permit, pod.metadata.name))
+      return framework::Status(Code::kUnschedulable, "rejected by TestPlugin at Permit");
+    if (knobs_->Has(&PluginKnobs::wait_permit, pod.metadata.name)) {
+      timeout = 60s;  // on the FakeClock: until the test decides
+      return framework::Status(Code::kWait);
+    }
+    return {};
+  }
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override {
+    return {{framework::ClusterEvent{framework::EventResource::kPod, framework::kAll, ""}, nullptr}};
+  }
+
+ private:
+  std::shared_ptr<PluginKnobs> knobs_;
+};
+
+// ---- objects --------------------------------------------------------------------------
+
+api::NodePtr Node(std::string name, std::string cpu) {
+  return NodeBuilder(std::move(name)).Hostname().Capacity({{"cpu", cpu}, {"memory", "8Gi"}, {"pods", "110"}}).Obj();
+}
+
+api::PodPtr Pod(std::string name, std::string uid, std::string cpu) {
+  return PodBuilder(std::move(name)).UID(std::move(uid)).SchedulerName(std::string(kProfile)).Req({{"cpu", cpu}}).Obj();
+}
+
+// The pod as the informer shows it once it is bound to `node`.
+api::PodPtr BoundTo(const api::PodPtr& pod, std::string node) {
+  auto p = std::make_shared<api::Pod>(*pod);
+  p->spec.node_name = std::move(node);
+  return p;
+}
+
+bool Contains(std::string_view haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string_view::npos;
+}
+
+FakeApiClient::Matcher BindOf(const std::string& pod_name) {
+  return FakeApiClient::Is(Verb::kPost, "/api/v1/namespaces/default/pods/" + pod_name + "/binding");
+}
+const FakeApiClient::Matcher kAnyBind = FakeApiClient::Is(Verb::kPost, "/binding");
+
+// ---- the fixture ----------------------------------------------------------------------
+
+struct StartOptions {
+  bool with_plugin = false;  // TestPlugin at Filter, Reserve and Permit (acts on knobs_'s pods)
+  std::function<bool()> may_bind;
+  bool async_client = false;  // the fake answers on its own thread, as a real client's I/O thread
+};
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  // Builds the scheduler on the fixture's clock, fake client and informer store.
+  void Start(StartOptions options = {}) {
+    if (options.async_client) api_ = std::make_unique<FakeApiClient>(FakeApiClient::Options{.async = true});
+    framework::Registry registry = framework::InTreeRegistry();
+    config::KubeSchedulerConfiguration cfg;
+    config::SetDefaults(cfg);
+    if (options.with_plugin) {
+      registry[std::string(TestPlugin::kName)] = [knobs = knobs_](const config::PluginArgs&, framework::Handle&)
+          -> StatusOr<std::unique_ptr<framework::Plugin>> {
+        return std::unique_ptr<framework::Plugin>(std::make_unique<TestPlugin>(knobs));
+      };
+      config::Plugins& p = cfg.profiles.at(0).plugins;
+      for (config::PluginSet* set : {&p.filter, &p.reserve, &p.permit})
+        set->enabled.push_back({std::string(TestPlugin::kName), 0});
+    }
+    SchedulerOptions o;
+    o.clock = &clock_;
+    o.config = cfg;
+    o.registry = std::move(registry);
+    o.bind_client = api_.get();
+    o.status_client = api_.get();
+    o.binding_workers = 2;
+    o.seed = 1;
+    o.pod_lister = [this](const std::string& key) { return Lookup(key); };
+    o.may_bind = std::move(options.may_bind);
+    auto s = Scheduler::New(std::move(o));
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    sched_ = std::move(*s);
+  }
+
+  void TearDown() override {
+    if (!sched_) return;
+    // Nothing may stay blocked, or the scheduler's destructor waits for it forever: pods
+    // waiting at Permit are rejected, held requests answered.
+    if (auto* fwk = sched_->FrameworkFor(kProfile))
+      fwk->IterateOverWaitingPods([](framework::runtime::WaitingPod& wp) { wp.Reject("", "test over"); });
+    api_->Hold(nullptr);
+    api_->Release(nullptr, Status(StatusCode::kCancelled, "test over"));
+    EXPECT_TRUE(WaitForBinds());
+    sched_.reset();
+  }
+
+  // ---- the informers ----
+
+  api::PodPtr Lookup(const std::string& key) {
+    std::lock_guard l(store_mu_);
+    auto it = store_.find(key);
+    return it == store_.end() ? nullptr : it->second;
+  }
+  // What pod_lister returns from now on, without an event (the informer's store is
+  // updated before its handlers run; a watch event may also still be on its way).
+  void SetStore(const std::string& key, api::PodPtr pod) {
+    std::lock_guard l(store_mu_);
+    if (pod) {
+      store_[key] = std::move(pod);
+    } else {
+      store_.erase(key);
+    }
+  }
+  void AddNode(const api::NodePtr& node) { sched_->node_handler().OnAdd(node); }
+  void AddPod(const api::PodPtr& pod) {
+    SetStore(pod->Key(), pod);
+    sched_->pod_handler().OnAdd(pod);
+  }
+  // An update from the store's current version to `pod`.
+  void UpdatePod(const api::PodPtr& pod) {
+    api::PodPtr old = Lookup(pod->Key());
+    ASSERT_NE(old, nullptr) << pod->Key();
+    SetStore(pod->Key(), pod);
+    sched_->pod_handler().OnUpdate(old, pod);
+  }
+  // A delete; `last_known` defaults to the store's version.
+  void DeletePod(const std::string& key, api::PodPtr last_known = nullptr) {
+    if (!last_known) last_known = Lookup(key);
+    ASSERT_NE(last_known, nullptr) << key;
+    SetStore(key, nullptr);
+    sched_->pod_handler().OnDelete({.last_known = last_known});
+  }
+
+  // ---- the scheduling loop ----
+
+  // One scheduleOne iteration. Pop blocks while activeQ is empty, so that is a test bug.
+  void ScheduleOneNoWait() {
+    if (pq().PendingCounts().active == 0) {
+      ADD_FAILURE() << "activeQ is empty: ScheduleOne would block";
+      return;
+    }
+    sched_->ScheduleOne();
+  }
+  // ... and waits for the binding cycle it started, if any.
+  void ScheduleOne() {
+    ScheduleOneNoWait();
+    EXPECT_TRUE(WaitForBinds());
+  }
+  // Binding cycles that failed finish on a worker (real time, bounded).
+  bool WaitForBinds() {
+    auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (sched_->BindsInFlight() > 0) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(1ms);
+    }
+    return true;
+  }
+  // Backoff on the FakeClock: moves the pods whose backoff has expired to activeQ.
+  void AdvanceAndFlush(Clock::duration d) {
+    clock_.Advance(d);
+    pq().FlushBackoffQCompleted();
+  }
+
+  // ---- observations ----
+
+  queue::PriorityQueue& pq() { return dynamic_cast<queue::PriorityQueue&>(sched_->queue()); }
+  SubQueue Where(const api::PodPtr& pod) { return pq().Where(pod->Key()); }
+  size_t RejectedBy(std::string_view plugin) {
+    auto counts = pq().UnschedulablePodsByPlugin();
+    auto it = counts.find({std::string(plugin), std::string(kProfile)});
+    return it == counts.end() ? 0 : it->second;
+  }
+  std::vector<informers::Request> Binds(const FakeApiClient::Matcher& which = kAnyBind) {
+    return api_->Requests(which);
+  }
+  // PodScheduled=False patches of `pod_name`.
+  std::vector<informers::Request> ConditionPatches(const std::string& pod_name) {
+    return api_->Requests(FakeApiClient::Is(Verb::kPatch, "/api/v1/namespaces/default/pods/" + pod_name + "/status"));
+  }
+  // Events with `reason` about `pod_name`.
+  std::vector<std::string> Events(std::string_view reason, const std::string& pod_name) {
+    std::vector<std::string> out;
+    for (const auto& r :
+         api_->Requests(FakeApiClient::Is(Verb::kPost, "/apis/events.k8s.io/v1/namespaces/default/events"))) {
+      if (Contains(r.body, "\"reason\":\"" + std::string(reason) + "\"") &&
+          Contains(r.body, R"("kind":"Pod","namespace":"default","name":")" + pod_name + "\""))
+        out.push_back(r.body);
+    }
+    return out;
+  }
+  const cache::NodeInfo* CachedNode(const std::string& name) {
+    dump_ = sched_->cache().Dump();
+    auto it = dump_.nodes.find(name);
+    return it == dump_.nodes.end() ? nullptr : &it->second;
+  }
+
+  FakeClock clock_;
+  std::unique_ptr<FakeApiClient> api_ = std::make_unique<FakeApiClient>();  // outlives sched_
+  std::shared_ptr<PluginKnobs> knobs_ = std::make_shared<PluginKnobs>();
+  std::mutex store_mu_;
+  std::map<std::string, api::PodPtr> store_;
+  cache::CacheDump dump_;
+  std::unique_ptr<Scheduler> sched_;
+};
+
+// ---- scheduleOne ----------------------------------------------------------------------
+
+TEST_F(SchedulerTest, ScheduleOneBindsThenTheWatchConfirms) {
+  Start();
+  AddNode(Node("n1", "4"));
+  auto p = Pod("p", "uid-p", "500m");
+  AddPod(p);
+  EXPECT_EQ(Where(p), SubQueue::kActive);
+
+  ScheduleOne();
+  auto binds = Binds();
+  ASSERT_EQ(binds.size(), 1u);
+  EXPECT_EQ(binds[0].path, "/api/v1/namespaces/default/pods/p/binding");
+  EXPECT_EQ(binds[0].content_type, informers::kContentJson);
+  EXPECT_TRUE(Contains(binds[0].body, R"("uid":"uid-p")")) << binds[0].body;  // the UID precondition
+  EXPECT_TRUE(Contains(binds[0].body, R"("target":{"kind":"Node","name":"n1"})")) << binds[0].body;
+  auto scheduled = Events("Scheduled", "p");
+  ASSERT_EQ(scheduled.size(), 1u);
+  EXPECT_TRUE(Contains(scheduled[0], R"("note":"Successfully assigned default/p to n1")")) << scheduled[0];
+  EXPECT_TRUE(ConditionPatches("p").empty());
+  // Out of the queue (and no longer in flight), assumed until the watch shows the bind.
+  EXPECT_EQ(pq().Len(), 0u);
+  EXPECT_EQ(pq().InFlightPods(), 0u);
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 1u);
+
+  UpdatePod(BoundTo(p, "n1"));
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
+  EXPECT_EQ(sched_->cache().PodCount(), 1u);
+  const cache::NodeInfo* n1 = CachedNode("n1");
+  ASSERT_NE(n1, nullptr);
+  EXPECT_EQ(n1->pods().size(), 1u);
+  EXPECT_EQ(n1->requested().milli_cpu, 500);
+}
+
+// handleSchedulingFailure after a FitError: condition, event, unschedulablePods; a
+// NodeAdd that fits moves it to backoffQ, and it binds once its backoff (FakeClock) ends.
+TEST_F(SchedulerTest, FitErrorParksThePodUntilANodeThatFitsArrives) {
+  Start();
+  AddNode(Node("small", "1"));
+  auto big = Pod("big", "uid-big", "2");
+  AddPod(big);
+
+  ScheduleOne();
+  EXPECT_TRUE(Binds().empty());
+  EXPECT_EQ(Where(big), SubQueue::kUnschedulable);
+  EXPECT_EQ(RejectedBy("NodeResourcesFit"), 1u);
+  auto patches = ConditionPatches("big");
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_EQ(patches[0].content_type, informers::kContentStrategicMerge);
+  EXPECT_TRUE(Contains(patches[0].body, R"("reason":"Unschedulable")")) << patches[0].body;
+  EXPECT_TRUE(Contains(patches[0].body, "0/1 nodes are available: 1 Insufficient cpu.")) << patches[0].body;
+  EXPECT_EQ(Events("FailedScheduling", "big").size(), 1u);
+  EXPECT_EQ(sched_->cache().PodCount(), 0u);
+
+  AddNode(Node("large", "4"));
+  EXPECT_EQ(Where(big), SubQueue::kBackoff);  // its 1 s backoff has not passed
+  AdvanceAndFlush(999ms);
+  EXPECT_EQ(Where(big), SubQueue::kBackoff);
+  AdvanceAndFlush(1ms);
+  EXPECT_EQ(Where(big), SubQueue::kActive);
+
+  ScheduleOne();
+  auto binds = Binds();
+  ASSERT_EQ(binds.size(), 1u);
+  EXPECT_TRUE(Contains(binds[0].body, R"("name":"large")")) << binds[0].body;
+}
+
+// A rejection at Reserve or Permit (in the scheduling cycle): Unreserve runs, the assumed
+// pod is forgotten, nothing is bound, and the pod waits for the rejecting plugin's events.
+TEST_F(SchedulerTest, ReserveRejectionUnreservesForgetsAndParks) {
+  Start({.with_plugin = true});
+  knobs_->Add(&PluginKnobs::reject_reserve, "p");
+  AddNode(Node("n1", "4"));
+  auto p = Pod("p", "uid-p", "100m");
+  AddPod(p);
+  ScheduleOne();
+  EXPECT_TRUE(Binds().empty());
+  EXPECT_EQ(knobs_->UnreserveCalls(), 1);
+  EXPECT_EQ(sched_->cache().PodCount(), 0u);
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
+  EXPECT_EQ(Where(p), SubQueue::kUnschedulable);
+  EXPECT_EQ(RejectedBy(TestPlugin::kName), 1u);
+  auto patches = ConditionPatches("p");
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_TRUE(Contains(patches[0].body, "rejected by TestPlugin at Reserve")) << patches[0].body;
+  EXPECT_EQ(Events("FailedScheduling", "p").size(), 1u);
+}
+
+TEST_F(SchedulerTest, PermitRejectionUnreservesForgetsAndParks) {
+  Start({.with_plugin = true});
+  knobs_->Add(&PluginKnobs::reject_permit, "p");
+  AddNode(Node("n1", "4"));
+  auto p = Pod("p", "uid-p", "100m");
+  AddPod(p);
+  ScheduleOne();
+  EXPECT_TRUE(Binds().empty());
+  EXPECT_EQ(knobs_->UnreserveCalls(), 1);
+  EXPECT_EQ(sched_->cache().PodCount(), 0u);
+  EXPECT_EQ(Where(p), SubQueue::kUnschedulable);
+  EXPECT_EQ(RejectedBy(TestPlugin::kName), 1u);
+  auto patches = ConditionPatches("p");
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_TRUE(Contains(patches[0].body, R"("reason":"Unschedulable")")) << patches[0].body;
+  EXPECT_TRUE(Contains(patches[0].body, "rejected by TestPlugin at Permit")) << patches[0].body;
+}
+
+// A bind error that is not a rejection: the pod backs off and is retried.
+TEST_F(SchedulerTest, BindErrorForgetsThePodAndRetriesAfterBackoff) {
+  Start();
+  AddNode(Node("n1", "4"));
+  auto p = Pod("p", "uid-p", "100m");
+  AddPod(p);
+  api_->SetHandler([](const informers::Request& r) -> StatusOr<informers::Response> {
+    if (Contains(r.path, "/binding"))
+      return informers::Response{500, R"({"kind":"Status","message":"etcd leader changed"})"};
+    return informers::Response{201, "{}"};
+  });
+  ScheduleOne();
+  EXPECT_EQ(Binds().size(), 1u);
+  EXPECT_EQ(sched_->cache().PodCount(), 0u);
+  EXPECT_EQ(Where(p), SubQueue::kBackoff);
+  auto patches = ConditionPatches("p");
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_TRUE(Contains(patches[0].body, R"("reason":"SchedulerError")")) << patches[0].body;
+  EXPECT_TRUE(Contains(patches[0].body, "etcd leader changed")) << patches[0].body;
+
+  api_->SetHandler(nullptr);
+  AdvanceAndFlush(1s);
+  ASSERT_EQ(Where(p), SubQueue::kActive);
+  ScheduleOne();
+  EXPECT_EQ(Binds().size(), 2u);
+  EXPECT_EQ(pq().Len(), 0u);
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 1u);
+}
+
+// SchedulerOptions::may_bind false (a stale lease): no bind request goes out; the pod is
+// forgotten and requeued, and binds once the gate opens.
+TEST_F(SchedulerTest, BindGateClosedSendsNoBindAndRequeues) {
+  std::atomic<bool> leader{false};
+  std::atomic<int> asked{0};
+  Start({.may_bind = [&] {
+    ++asked;
+    return leader.load();
+  }});
+  AddNode(Node("n1", "4"));
+  auto p = Pod("p", "uid-p", "100m");
+  AddPod(p);
+
+  ScheduleOne();
+  EXPECT_GE(asked.load(), 1);
+  EXPECT_TRUE(Binds().empty());
+  EXPECT_EQ(sched_->cache().PodCount(), 0u);
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
+  EXPECT_EQ(Where(p), SubQueue::kBackoff);  // an error, not a rejection: retried after backoff
+  EXPECT_EQ(pq().InFlightPods(), 0u);
+  auto patches = ConditionPatches("p");
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_TRUE(Contains(patches[0].body, "leader election lease")) << patches[0].body;
+
+  leader = true;
+  AdvanceAndFlush(1s);
+  ASSERT_EQ(Where(p), SubQueue::kActive);
+  ScheduleOne();
+  ASSERT_EQ(Binds().size(), 1u);
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 1u);
+  EXPECT_EQ(pq().Len(), 0u);
+}
+
+// Upstream handleBindingCycleError: after a rejection in the binding cycle (here a pod
+// waiting at Permit is rejected) the AssignedPodDelete move comes after the pod is
+// requeued and leaves the pod itself out. Had the move come first, the event would be
+// replayed against the in-flight pod and TestPlugin (registered for every Pod event)
+// would send it straight to backoffQ; without the exclusion the move would take it out
+// of unschedulablePods. Another pod TestPlugin rejected is moved.
+TEST_F(SchedulerTest, RejectedBindingCycleDoesNotMoveThePodItself) {
+  Start({.with_plugin = true});
+  knobs_->Add(&PluginKnobs::reject_permit, "other");
+  knobs_->Add(&PluginKnobs::wait_permit, "p");
+  AddNode(Node("n1", "4"));
+  auto other = Pod("other", "uid-other", "100m");
+  AddPod(other);
+  ScheduleOne();
+  ASSERT_EQ(Where(other), SubQueue::kUnschedulable);
+
+  auto p = Pod("p", "uid-p", "100m");
+  AddPod(p);
+  ScheduleOneNoWait();
+  auto* fwk = sched_->FrameworkFor(kProfile);
+  ASSERT_NE(fwk, nullptr);
+  auto waiting = fwk->GetWaitingPod("uid-p");
+  ASSERT_NE(waiting, nullptr);
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 1u);
+  waiting->Reject(TestPlugin::kName, "denied by the test");
+  ASSERT_TRUE(WaitForBinds());
+
+  EXPECT_TRUE(Binds().empty());
+  EXPECT_EQ(sched_->cache().PodCount(), 0u);
+  EXPECT_EQ(Where(p), SubQueue::kUnschedulable);
+  EXPECT_EQ(Where(other), SubQueue::kBackoff);
+  auto patches = ConditionPatches("p");
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_TRUE(Contains(patches[0].body, R"("reason":"Unschedulable")")) << patches[0].body;
+  EXPECT_TRUE(Contains(patches[0].body, "denied by the test")) << patches[0].body;
+}
+
+// A pod deleted while it waits at Permit: the delete handler rejects it, its binding
+// cycle ends without a bind, and it is not requeued.
+TEST_F(SchedulerTest, PodDeletedWhileWaitingAtPermitIsNeverBound) {
+  Start({.with_plugin = true});
+  knobs_->Add(&PluginKnobs::wait_permit, "p");
+  AddNode(Node("n1", "4"));
+  auto p = Pod("p", "uid-p", "100m");
+  AddPod(p);
+  ScheduleOneNoWait();
+  auto* fwk = sched_->FrameworkFor(kProfile);
+  ASSERT_NE(fwk->GetWaitingPod("uid-p"), nullptr);
+  EXPECT_EQ(sched_->BindsInFlight(), 1u);
+
+  DeletePod(p->Key());
+  EXPECT_EQ(sched_->cache().PodCount(), 0u);  // the delete frees the node at once
+  ASSERT_TRUE(WaitForBinds());
+  EXPECT_EQ(fwk->GetWaitingPod("uid-p"), nullptr);
+  EXPECT_TRUE(Binds().empty());
+  EXPECT_EQ(pq().Len(), 0u);
+  EXPECT_EQ(pq().InFlightPods(), 0u);
+  EXPECT_TRUE(ConditionPatches("p").empty());
+}
+
+// ---- bind failures (reliability) ------------------------------------------------------
+
+// (7) 409 "already assigned": another scheduler won, and the informer store already shows
+// the pod assigned. The assumed pod is forgotten and the pod is not requeued (no retry
+// loop, no failure condition written over the other scheduler's bind); the watch event
+// then counts the pod where it really runs.
+TEST_F(SchedulerTest, BindConflictAlreadyAssignedIsNotRequeued) {
+  Start();
+  AddNode(Node("n1", "4"));
+  AddNode(Node("n2", "4"));
+  auto p = Pod("p", "uid-p", "500m");
+  AddPod(p);
+  auto elsewhere = BoundTo(p, "n-other");
+  api_->SetHandler([&](const informers::Request& r) -> StatusOr<informers::Response> {
+    if (!Contains(r.path, "/binding")) return informers::Response{201, "{}"};
+    SetStore(p->Key(), elsewhere);
+    return FakeApiClient::ApiError(409, "Conflict",
+                                   "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned "
+                                   "to node \"n-other\"");
+  });
+
+  ScheduleOne();
+  EXPECT_EQ(Binds().size(), 1u);
+  EXPECT_EQ(sched_->cache().PodCount(), 0u);
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
+  EXPECT_EQ(pq().Len(), 0u);
+  EXPECT_EQ(pq().InFlightPods(), 0u);
+  EXPECT_TRUE(ConditionPatches("p").empty());
+  EXPECT_TRUE(Events("FailedScheduling", "p").empty());
+
+  sched_->pod_handler().OnUpdate(p, elsewhere);  // the watch event, after the bind failed
+  EXPECT_EQ(sched_->cache().PodCount(), 1u);
+  ASSERT_NE(CachedNode("n-other"), nullptr);
+  EXPECT_EQ(CachedNode("n-other")->pods().size(), 1u);
+  for (const char* n : {"n1", "n2"}) EXPECT_TRUE(CachedNode(n)->pods().empty()) << n;
+  EXPECT_EQ(pq().Len(), 0u);
+}
+
+// (7b) The same when the watch event arrives while our bind is still in flight: the
+// event confirms the assumed pod on the other node, and the later Forget must not drop
+// it from there.
+TEST_F(SchedulerTest, BindConflictAfterTheWatchShowedThePodElsewhere) {
+  Start();
+  AddNode(Node("n1", "4"));
+  auto p = Pod("p", "uid-p", "500m");
+  AddPod(p);
+  api_->Hold(kAnyBind);
+  ScheduleOneNoWait();
+  ASSERT_EQ(api_->HeldCount(), 1u);
+
+  AddNode(Node("n2", "4"));
+  UpdatePod(BoundTo(p, "n2"));
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);  // confirmed (on n2)
+  api_->Release(nullptr, FakeApiClient::ApiError(409, "Conflict",
+                                                "Operation cannot be fulfilled on pods/binding \"p\": pod p is "
+                                                "already assigned to node \"n2\""));
+  ASSERT_TRUE(WaitForBinds());
+
+  EXPECT_EQ(sched_->cache().PodCount(), 1u);
+  EXPECT_TRUE(CachedNode("n1")->pods().empty());
+  EXPECT_EQ(CachedNode("n2")->pods().size(), 1u);
+  EXPECT_EQ(CachedNode("n2")->requested().milli_cpu, 500);
+  EXPECT_EQ(pq().Len(), 0u);
+  EXPECT_EQ(pq().InFlightPods(), 0u);
+  EXPECT_TRUE(ConditionPatches("p").empty());
+}
+
+// (8) 404 / 409 "being deleted": the pod is gone from the store (or replaced by a pod
+// with another UID). It is forgotten and dropped, and the pods its assumed place kept
+// out are woken (upstream handleBindingCycleError's AssignedPodDelete move).
+struct GoneCase {
+  std::string name;
+  long http_code;
+  std::string reason, message;
+  bool recreated;  // the store shows a new pod of the same name, else nothing
+};
+void PrintTo(const GoneCase& c, std::ostream* os) { *os << c.name; }
+
+class BindGoneTest : public SchedulerTest, public ::testing::WithParamInterface<GoneCase> {};
+
+TEST_P(BindGoneTest, PodIsDroppedAndWaitingPodsAreWoken) {
+  const GoneCase& c = GetParam();
+  Start();
+  AddNode(Node("n1", "1"));
+  auto doomed = Pod("doomed", "uid-doomed", "800m");
+  AddPod(doomed);
+  api_->Hold(kAnyBind);
+  ScheduleOneNoWait();
+  ASSERT_EQ(api_->HeldCount(), 1u);
+
+  // While the bind is in flight the node is full with the assumed pod.
+  auto waiter = Pod("waiter", "uid-waiter", "800m");
+  AddPod(waiter);
+  ScheduleOneNoWait();  // a FitError: nothing to wait for (doomed's bind stays held)
+  ASSERT_EQ(Where(waiter), SubQueue::kUnschedulable);
+  ASSERT_EQ(RejectedBy("NodeResourcesFit"), 1u);
+
+  SetStore(doomed->Key(), c.recreated ? Pod("doomed", "uid-doomed-2", "800m") : nullptr);
+  api_->Hold(nullptr);
+  api_->Release(nullptr, FakeApiClient::ApiError(c.http_code, c.reason, c.message));
+  ASSERT_TRUE(WaitForBinds());
+
+  EXPECT_EQ(sched_->cache().PodCount(), 0u);
+  EXPECT_EQ(Where(doomed), SubQueue::kNone);
+  EXPECT_EQ(pq().InFlightPods(), 0u);
+  EXPECT_TRUE(ConditionPatches("doomed").empty());
+  EXPECT_TRUE(Events("FailedScheduling", "doomed").empty());
+  EXPECT_EQ(Where(waiter), SubQueue::kBackoff);  // woken; backing off from its own attempt
+
+  AdvanceAndFlush(1s);
+  ScheduleOne();
+  auto binds = Binds(BindOf("waiter"));
+  ASSERT_EQ(binds.size(), 1u);
+  EXPECT_TRUE(Contains(binds[0].body, R"("name":"n1")")) << binds[0].body;
+  EXPECT_EQ(Binds().size(), 2u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Gone, BindGoneTest,
+    ::testing::Values(GoneCase{"NotFound", 404, "NotFound", "pods \"doomed\" not found", false},
+                      GoneCase{"BeingDeleted", 409, "Conflict",
+                               "Operation cannot be fulfilled on pods/binding \"doomed\": pod doomed is being "
+                               "deleted, cannot be assigned to a host",
+                               true}),
+    [](const ::testing::TestParamInfo<GoneCase>& info) { return info.param.name; });
+
+// (9) The bind timed out on the client but the API server did bind: the store shows the
+// pod assigned. It is not requeued, and once the watch event arrives the pod counts once
+// on its node, so the node's room is not handed out twice.
+TEST_F(SchedulerTest, BindTimeoutThatSucceededIsNotRequeuedNorDoubleBooked) {
+  Start();
+  AddNode(Node("n1", "1"));
+  auto p = Pod("p", "uid-p", "600m");
+  AddPod(p);
+  auto bound = BoundTo(p, "n1");
+  api_->SetHandler([&](const informers::Request& r) -> StatusOr<informers::Response> {
+    if (!Contains(r.path, "/binding")) return informers::Response{201, "{}"};
+    SetStore(p->Key(), bound);  // the server bound it; the answer was lost
+    return Status(StatusCode::kDeadlineExceeded, "context deadline exceeded (Client.Timeout exceeded)");
+  });
+
+  ScheduleOne();
+  EXPECT_EQ(Binds().size(), 1u);
+  EXPECT_EQ(pq().Len(), 0u);
+  EXPECT_EQ(pq().InFlightPods(), 0u);
+  EXPECT_TRUE(ConditionPatches("p").empty());
+  EXPECT_EQ(sched_->cache().PodCount(), 0u);  // forgotten until the watch shows it
+
+  sched_->pod_handler().OnUpdate(p, bound);
+  EXPECT_EQ(sched_->cache().PodCount(), 1u);
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
+  ASSERT_EQ(CachedNode("n1")->pods().size(), 1u);
+  EXPECT_EQ(CachedNode("n1")->requested().milli_cpu, 600);
+
+  api_->SetHandler(nullptr);
+  auto q = Pod("q", "uid-q", "600m");
+  AddPod(q);
+  ScheduleOne();
+  EXPECT_EQ(Where(q), SubQueue::kUnschedulable);  // 600m + 600m > 1 cpu
+  EXPECT_EQ(Binds().size(), 1u);
+}
+
+// (9b) The same with the watch event first: it confirms the assumed pod while the bind is
+// still in flight; the timeout's Forget must not uncount it.
+TEST_F(SchedulerTest, BindTimeoutAfterTheWatchConfirmedTheBind) {
+  Start();
+  AddNode(Node("n1", "1"));
+  auto p = Pod("p", "uid-p", "600m");
+  AddPod(p);
+  api_->Hold(kAnyBind);
+  ScheduleOneNoWait();
+  ASSERT_EQ(api_->HeldCount(), 1u);
+  UpdatePod(BoundTo(p, "n1"));
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
+
+  api_->Hold(nullptr);
+  api_->Release(nullptr, Status(StatusCode::kDeadlineExceeded, "context deadline exceeded"));
+  ASSERT_TRUE(WaitForBinds());
+  EXPECT_EQ(pq().Len(), 0u);
+  EXPECT_EQ(pq().InFlightPods(), 0u);
+  EXPECT_TRUE(ConditionPatches("p").empty());
+  EXPECT_EQ(sched_->cache().PodCount(), 1u);
+  ASSERT_EQ(CachedNode("n1")->pods().size(), 1u);
+  EXPECT_EQ(CachedNode("n1")->requested().milli_cpu, 600);
+
+  auto q = Pod("q", "uid-q", "600m");
+  AddPod(q);
+  ScheduleOne();
+  EXPECT_EQ(Where(q), SubQueue::kUnschedulable);
+  EXPECT_EQ(Binds().size(), 1u);
+}
+
+// (10) The pod was deleted and recreated under the same name while its bind was in
+// flight: the server refuses the old UID (precondition), the old attempt is dropped
+// without touching the new pod, and the new pod is scheduled on its own and bound once.
+TEST_F(SchedulerTest, SameNameNewUidBeforeBindingBindsTheNewPodOnce) {
+  Start();
+  AddNode(Node("n1", "4"));
+  std::mutex server_mu;
+  std::string server_uid = "uid-1";  // the UID of the live pod "p" on the API server
+  api_->SetHandler([&](const informers::Request& r) -> StatusOr<informers::Response> {
+    if (!Contains(r.path, "/binding")) return informers::Response{201, "{}"};
+    std::lock_guard l(server_mu);
+    if (!Contains(r.body, "\"uid\":\"" + server_uid + "\""))
+      return FakeApiClient::ApiError(409, "Conflict",
+                                     "Operation cannot be fulfilled on pods/binding \"p\": Precondition failed: UID "
+                                     "in precondition: uid-1, UID in object meta: " + server_uid);
+    return informers::Response{201, "{}"};
+  });
+  auto old_pod = Pod("p", "uid-1", "500m");
+  AddPod(old_pod);
+  api_->Hold(kAnyBind);
+  ScheduleOneNoWait();
+  ASSERT_EQ(api_->HeldCount(), 1u);
+
+  auto new_pod = Pod("p", "uid-2", "700m");
+  {
+    std::lock_guard l(server_mu);
+    server_uid = "uid-2";
+  }
+  DeletePod(old_pod->Key());
+  AddPod(new_pod);
+  EXPECT_EQ(sched_->cache().PodCount(), 0u);  // the old pod's assumed place is freed
+  ASSERT_EQ(Where(new_pod), SubQueue::kActive);
+
+  api_->Hold(nullptr);
+  ASSERT_EQ(api_->Release(), 1u);  // answered by the handler: 409
+  ASSERT_TRUE(WaitForBinds());
+  EXPECT_EQ(Where(new_pod), SubQueue::kActive);  // untouched by the old attempt's failure
+  EXPECT_EQ(pq().Len(), 1u);
+  EXPECT_TRUE(ConditionPatches("p").empty());
+
+  ScheduleOne();
+  auto binds = Binds();
+  ASSERT_EQ(binds.size(), 2u);
+  EXPECT_TRUE(Contains(binds[0].body, R"("uid":"uid-1")"));
+  EXPECT_TRUE(Contains(binds[1].body, R"("uid":"uid-2")"));
+  EXPECT_EQ(Events("Scheduled", "p").size(), 1u);
+  EXPECT_EQ(pq().Len(), 0u);
+  EXPECT_EQ(pq().InFlightPods(), 0u);
+
+  UpdatePod(BoundTo(new_pod, "n1"));
+  EXPECT_EQ(sched_->cache().PodCount(), 1u);
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
+  EXPECT_EQ(CachedNode("n1")->requested().milli_cpu, 700);
+}
+
+// The real client completes requests on its I/O thread: the same stories with the fake
+// answering on its own thread (a successful bind's tail then runs there, a failure on a
+// binding worker).
+TEST_F(SchedulerTest, BindsAnsweredOnTheClientThread) {
+  Start({.async_client = true});
+  AddNode(Node("n1", "1"));
+  auto p = Pod("p", "uid-p", "600m");
+  AddPod(p);
+  ScheduleOne();
+  ASSERT_EQ(Binds().size(), 1u);
+  EXPECT_EQ(Events("Scheduled", "p").size(), 1u);
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 1u);
+  EXPECT_EQ(pq().InFlightPods(), 0u);
+
+  // The server no longer knows q (404): forgotten and dropped, p stays counted.
+  auto q = Pod("q", "uid-q", "300m");
+  AddPod(q);
+  api_->SetHandler([&](const informers::Request& r) -> StatusOr<informers::Response> {
+    if (!Contains(r.path, "/pods/q/binding")) return informers::Response{201, "{}"};
+    SetStore(q->Key(), nullptr);
+    return FakeApiClient::ApiError(404, "NotFound", "pods \"q\" not found");
+  });
+  ScheduleOne();
+  EXPECT_EQ(Binds().size(), 2u);
+  EXPECT_EQ(Where(q), SubQueue::kNone);
+  EXPECT_EQ(pq().InFlightPods(), 0u);
+  EXPECT_EQ(sched_->cache().PodCount(), 1u);
+  EXPECT_EQ(CachedNode("n1")->requested().milli_cpu, 600);
+  EXPECT_TRUE(api_->WaitIdle(5s));
+}
+
+// ---- event handlers -------------------------------------------------------------------
+
+TEST_F(SchedulerTest, PodEventsAreRoutedByAssignmentAndSchedulerName) {
+  Start();
+  AddNode(Node("n1", "4"));
+  auto ours = Pod("ours", "uid-ours", "100m");
+  auto foreign = PodBuilder("foreign").UID("uid-foreign").SchedulerName("other-scheduler").Req({{"cpu", "100m"}}).Obj();
+  auto running = BoundTo(Pod("running", "uid-running", "200m"), "n1");
+  auto foreign_running = BoundTo(
+      PodBuilder("foreign-running").UID("uid-fr").SchedulerName("other-scheduler").Req({{"cpu", "300m"}}).Obj(), "n1");
+
+  AddPod(ours);  // unassigned, our profile: queued
+  EXPECT_EQ(Where(ours), SubQueue::kActive);
+  AddPod(foreign);  // unassigned, another scheduler's: ignored
+  EXPECT_EQ(Where(foreign), SubQueue::kNone);
+  AddPod(running);  // assigned: counted in the cache, whoever bound it
+  AddPod(foreign_running);
+  EXPECT_EQ(Where(running), SubQueue::kNone);
+  EXPECT_EQ(sched_->cache().PodCount(), 2u);
+  EXPECT_EQ(CachedNode("n1")->requested().milli_cpu, 500);
+  EXPECT_EQ(pq().Len(), 1u);
+
+  // An update of a foreign pod still is not queued.
+  auto foreign2 = std::make_shared<api::Pod>(*foreign);
+  foreign2->metadata.labels.Set("x", "y");
+  UpdatePod(foreign2);
+  EXPECT_EQ(Where(foreign), SubQueue::kNone);
+
+  // Bound by someone else while queued: leaves the queue, counts on its node.
+  UpdatePod(BoundTo(ours, "n1"));
+  EXPECT_EQ(Where(ours), SubQueue::kNone);
+  EXPECT_EQ(sched_->cache().PodCount(), 3u);
+  EXPECT_EQ(CachedNode("n1")->requested().milli_cpu, 600);
+
+  // Deletes: an assigned pod leaves the cache; a queued one leaves the queue.
+  DeletePod(foreign_running->Key());
+  EXPECT_EQ(sched_->cache().PodCount(), 2u);
+  auto queued = Pod("queued", "uid-queued", "100m");
+  AddPod(queued);
+  ASSERT_EQ(Where(queued), SubQueue::kActive);
+  DeletePod(queued->Key());
+  EXPECT_EQ(Where(queued), SubQueue::kNone);
+  EXPECT_EQ(pq().Len(), 0u);
+}
+
+// The informer reports a pod recreated under the same name (new UID) as a delete and an
+// add; the queue then holds the new pod, and the cache drops the old one.
+TEST_F(SchedulerTest, UidChangeReplacesThePodInQueueAndCache) {
+  Start();
+  AddNode(Node("n1", "4"));
+  auto v1 = Pod("p", "uid-1", "100m");
+  AddPod(v1);
+  auto v2 = Pod("p", "uid-2", "100m");
+  DeletePod(v1->Key());
+  AddPod(v2);
+  ASSERT_EQ(pq().Len(), 1u);
+  EXPECT_EQ(pq().PendingPods().at(0)->metadata.uid, "uid-2");
+
+  // An assigned pod replaced by an unassigned one of the same name.
+  auto r1 = BoundTo(Pod("r", "uid-r1", "300m"), "n1");
+  AddPod(r1);
+  ASSERT_EQ(sched_->cache().PodCount(), 1u);
+  DeletePod(r1->Key());
+  auto r2 = Pod("r", "uid-r2", "300m");
+  AddPod(r2);
+  EXPECT_EQ(sched_->cache().PodCount(), 0u);
+  EXPECT_EQ(Where(r2), SubQueue::kActive);
+
+  ScheduleOne();
+  ScheduleOne();
+  auto binds = Binds();
+  ASSERT_EQ(binds.size(), 2u);
+  for (const auto& b : binds) EXPECT_FALSE(Contains(b.body, "uid-1") || Contains(b.body, "uid-r1")) << b.body;
+  EXPECT_EQ(Binds(BindOf("p")).size(), 1u);
+  EXPECT_EQ(Binds(BindOf("r")).size(), 1u);
+}
+
+// After a watch gap the delete's last known state can predate our bind (unassigned), yet
+// the assumed pod must still free its node.
+TEST_F(SchedulerTest, DeleteWithStaleTombstoneFreesTheAssumedPod) {
+  Start();
+  AddNode(Node("n1", "1"));
+  auto p = Pod("p", "uid-p", "800m");
+  AddPod(p);
+  api_->Hold(kAnyBind);
+  ScheduleOneNoWait();
+  ASSERT_EQ(sched_->cache().AssumedPodCount(), 1u);
+
+  DeletePod(p->Key(), /*last_known=*/p);
+  EXPECT_EQ(sched_->cache().PodCount(), 0u);
+  api_->Hold(nullptr);
+  api_->Release(nullptr, FakeApiClient::ApiError(404, "NotFound", "pods \"p\" not found"));
+  ASSERT_TRUE(WaitForBinds());
+  EXPECT_EQ(pq().Len(), 0u);
+  EXPECT_EQ(pq().InFlightPods(), 0u);
+
+  auto q = Pod("q", "uid-q", "800m");
+  AddPod(q);
+  ScheduleOne();
+  EXPECT_EQ(Binds(BindOf("q")).size(), 1u);  // the room p held is free again
+}
+
+// AssignedPodChangeMayHelp: the kubelet's status updates of running pods never reach the
+// queue (upstream AssignedPodOtherUpdate, which no plugin registers); a label change does
+// and may move a pending pod. `fan` needs a pod labelled app=web (required affinity) and
+// is held by TestPlugin, which registers every Pod event without a hint: any
+// AssignedPodUpdate that reaches the queue moves it.
+TEST_F(SchedulerTest, AssignedPodStatusOnlyUpdateDoesNotReachTheQueue) {
+  Start({.with_plugin = true});
+  AddNode(Node("n1", "4"));
+  auto web = BoundTo(PodBuilder("web").UID("uid-web").Label("app", "web").Req({{"cpu", "100m"}}).Obj(), "n1");
+  AddPod(web);
+  knobs_->Add(&PluginKnobs::reject_filter, "fan");
+  auto fan = PodBuilder("fan")
+                 .UID("uid-fan")
+                 .SchedulerName(std::string(kProfile))
+                 .PodAffinityIn("app", "kubernetes.io/hostname", {"web"}, ksched::testing::AffinityKind::kRequired)
+                 .Req({{"cpu", "100m"}})
+                 .Obj();
+  AddPod(fan);
+  ScheduleOne();
+  ASSERT_EQ(Where(fan), SubQueue::kUnschedulable);
+  ASSERT_EQ(RejectedBy(TestPlugin::kName), 1u);
+
+  auto running = std::make_shared<api::Pod>(*web);
+  running->status.phase = "Running";
+  running->status.conditions.push_back({.type = "PodScheduled", .status = "True"});
+  running->metadata.resource_version = "2";
+  UpdatePod(running);
+  EXPECT_EQ(Where(fan), SubQueue::kUnschedulable);
+  auto cached = sched_->cache().GetPod(*running);
+  ASSERT_TRUE(cached.ok());
+  EXPECT_EQ((*cached)->status.phase, "Running");  // the cache still takes the update
+
+  auto relabelled = std::make_shared<api::Pod>(*running);
+  relabelled->metadata.labels.Set("tier", "frontend");
+  UpdatePod(relabelled);
+  EXPECT_EQ(Where(fan), SubQueue::kBackoff);
+}
+
+// ---- the fake client itself ----------------------------------------------------------
+
+TEST(FakeApiClientTest, AnswersInsideSendAndRecordsEveryRequest) {
+  FakeApiClient api;
+  bool answered = false;
+  api.Send({.verb = Verb::kPost, .path = "/api/v1/namespaces/ns/pods/p/binding", .body = "b"},
+           [&](StatusOr<informers::Response> r) {
+             ASSERT_TRUE(r.ok());
+             EXPECT_EQ(r->http_code, 201);
+             answered = true;
+           });
+  EXPECT_TRUE(answered);  // before Send returned
+  auto got = api.Do({.path = "/api/v1/nodes"});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->http_code, 200);
+  auto all = api.Requests();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].body, "b");
+  EXPECT_EQ(api.Count(FakeApiClient::Is(Verb::kPost, "/binding")), 1u);
+  EXPECT_EQ(api.Count(FakeApiClient::Is(Verb::kGet)), 1u);
+}
+
+TEST(FakeApiClientTest, HandlerErrorsMapLikeTheRealClient) {
+  FakeApiClient api;
+  api.SetHandler([](const informers::Request& r) -> StatusOr<informers::Response> {
+    if (r.path == "/conflict")
+      return informers::Response{409, R"({"kind":"Status","reason":"Conflict","message":"stale"})"};
+    if (r.path == "/gone") return FakeApiClient::ApiError(404, "NotFound", "pods \"p\" not found");
+    return Status(StatusCode::kDeadlineExceeded, "timeout");
+  });
+  auto conflict = api.Do({.path = "/conflict"});
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_EQ(conflict.status().code(), StatusCode::kConflict);
+  EXPECT_EQ(conflict.status().message(), "stale");
+  auto gone = api.Do({.path = "/gone"});
+  EXPECT_EQ(gone.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(gone.status().message(), "pods \"p\" not found");
+  EXPECT_EQ(api.Do({.path = "/slow"}).status().code(), StatusCode::kDeadlineExceeded);
+}
+
+TEST(FakeApiClientTest, HeldRequestsWaitForRelease) {
+  FakeApiClient api;
+  api.Hold(FakeApiClient::Is(Verb::kPost));
+  std::vector<std::string> answers;
+  auto record = [&](std::string name) {
+    return [&answers, name](StatusOr<informers::Response> r) {
+      answers.push_back(name + ":" + (r.ok() ? "ok" : std::string(StatusCodeName(r.status().code()))));
+    };
+  };
+  api.Send({.verb = Verb::kPost, .path = "/a"}, record("a"));
+  api.Send({.verb = Verb::kPost, .path = "/b"}, record("b"));
+  api.Send({.path = "/c"}, record("c"));  // not held
+  EXPECT_EQ(answers, std::vector<std::string>{"c:ok"});
+  EXPECT_EQ(api.HeldCount(), 2u);
+  EXPECT_FALSE(api.WaitIdle(0ms));
+  EXPECT_EQ(api.Release(FakeApiClient::Is(Verb::kPost, "/b"), NotFound("gone")), 1u);
+  EXPECT_EQ(answers.back(), "b:NotFound");
+  EXPECT_EQ(api.Release(), 1u);  // through the handler (default: success)
+  EXPECT_EQ(answers.back(), "a:ok");
+  EXPECT_TRUE(api.WaitIdle(0ms));
+  EXPECT_EQ(api.Count(), 3u);
+}
+
+TEST(FakeApiClientTest, AsyncAnswersInOrderOnItsOwnThread) {
+  std::mutex mu;
+  std::vector<int> order;
+  std::set<std::thread::id> threads;
+  {
+    FakeApiClient api(FakeApiClient::Options{.async = true});
+    for (int i = 0; i < 20; ++i)
+      api.Send({.path = "/" + std::to_string(i)}, [&, i](StatusOr<informers::Response> r) {
+        EXPECT_TRUE(r.ok());
+        std::lock_guard l(mu);
+        order.push_back(i);
+        threads.insert(std::this_thread::get_id());
+      });
+    EXPECT_TRUE(api.WaitIdle(5s));
+    EXPECT_TRUE(api.Do({.path = "/x"}).ok());  // Do() from another thread works too
+  }
+  ASSERT_EQ(order.size(), 20u);
+  EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+  ASSERT_EQ(threads.size(), 1u);
+  EXPECT_NE(*threads.begin(), std::this_thread::get_id());
+}
+
+TEST(FakeApiClientTest, DestructionAnswersHeldRequestsCancelled) {
+  std::optional<StatusCode> code;
+  {
+    FakeApiClient api;
+    api.Hold([](const informers::Request&) { return true; });
+    api.Send({.path = "/held"}, [&](StatusOr<informers::Response> r) { code = r.status().code(); });
+    EXPECT_FALSE(code.has_value());
+  }
+  EXPECT_EQ(code, StatusCode::kCancelled);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler
