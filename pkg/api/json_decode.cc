@@ -43,6 +43,7 @@ bool DecodeContainerImage(od::value& v, ContainerImage& img, DecodeError& err) {
 bool DecodeNodeObject(od::value& v, Node& node, DecodeError& err) {
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
     if (key == "metadata") return DecodeObjectMeta(fv, node.metadata, err);
+    if (key == "kind") return CheckKind(fv, "Node", err);
     if (key == "spec") {
       return ReadObject(fv, err, [&](std::string_view skey, od::value& sv) {
         if (skey == "unschedulable") return ReadBool(sv, node.spec.unschedulable, err);

@@ -289,6 +289,13 @@ bool DecodeLabelSelector(od::value& v, LabelSelector& s, DecodeError& err) {
   });
 }
 
+bool CheckKind(od::value& v, std::string_view want, DecodeError& err) {
+  std::string_view kind;
+  if (!ReadStringView(v, kind, err)) return false;
+  if (kind.empty() || kind == want) return true;
+  return err.Fail("\"" + std::string(kind) + "\", expected \"" + std::string(want) + "\"");
+}
+
 bool DecodeTaintEffect(od::value& v, TaintEffect& out, DecodeError& err) {
   std::string_view s;
   if (!ReadStringView(v, s, err)) return false;

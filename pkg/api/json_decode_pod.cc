@@ -313,6 +313,7 @@ bool DecodePodStatus(od::value& v, PodStatus& s, DecodeError& err) {
 bool DecodePodObject(od::value& v, Pod& pod, DecodeError& err) {
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
     if (key == "metadata") return DecodeObjectMeta(fv, pod.metadata, err);
+    if (key == "kind") return CheckKind(fv, "Pod", err);
     if (key == "spec") return DecodePodSpec(fv, pod.spec, err);
     if (key == "status") return DecodePodStatus(fv, pod.status, err);
     return true;

@@ -46,9 +46,10 @@ bool ReadOptLabelSelector(od::value& v, std::optional<LabelSelector>& out, Decod
 
 // Reads metadata and, from spec, only "selector" with `read_selector`.
 template <typename T, typename F>
-bool DecodeSelectorOwner(od::value& v, T& obj, DecodeError& err, F&& read_selector) {
+bool DecodeSelectorOwner(od::value& v, T& obj, DecodeError& err, std::string_view kind, F&& read_selector) {
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
     if (key == "metadata") return DecodeLeanMeta(fv, obj.metadata, MetaFields::kNamespaced, err);
+    if (key == "kind") return CheckKind(fv, kind, err);
     if (key == "spec") {
       return ReadObject(fv, err, [&](std::string_view skey, od::value& sv) {
         if (skey == "selector") return read_selector(sv, obj.selector, err);
@@ -72,6 +73,7 @@ struct Kind<Namespace> {
   static bool Decode(od::value& v, Namespace& n, DecodeError& err) {
     return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
       if (key == "metadata") return DecodeLeanMeta(fv, n.metadata, MetaFields::kNamespace, err);
+      if (key == "kind") return CheckKind(fv, "Namespace", err);
       return true;
     });
   }
@@ -83,7 +85,7 @@ struct Kind<Service> {
   static constexpr std::string_view kName = "service";
   static constexpr std::string_view kList = "ServiceList";
   static bool Decode(od::value& v, Service& s, DecodeError& err) {
-    return DecodeSelectorOwner(v, s, err, ReadOptStringMap);
+    return DecodeSelectorOwner(v, s, err, "Service", ReadOptStringMap);
   }
   static std::string Id(const Service& s) { return NamespacedId(s.metadata); }
 };
@@ -93,7 +95,7 @@ struct Kind<ReplicationController> {
   static constexpr std::string_view kName = "replicationcontroller";
   static constexpr std::string_view kList = "ReplicationControllerList";
   static bool Decode(od::value& v, ReplicationController& rc, DecodeError& err) {
-    return DecodeSelectorOwner(v, rc, err, ReadStringMap);
+    return DecodeSelectorOwner(v, rc, err, "ReplicationController", ReadStringMap);
   }
   static std::string Id(const ReplicationController& rc) { return NamespacedId(rc.metadata); }
 };
@@ -103,7 +105,7 @@ struct Kind<ReplicaSet> {
   static constexpr std::string_view kName = "replicaset";
   static constexpr std::string_view kList = "ReplicaSetList";
   static bool Decode(od::value& v, ReplicaSet& rs, DecodeError& err) {
-    return DecodeSelectorOwner(v, rs, err, ReadOptLabelSelector);
+    return DecodeSelectorOwner(v, rs, err, "ReplicaSet", ReadOptLabelSelector);
   }
   static std::string Id(const ReplicaSet& rs) { return NamespacedId(rs.metadata); }
 };
@@ -113,7 +115,7 @@ struct Kind<StatefulSet> {
   static constexpr std::string_view kName = "statefulset";
   static constexpr std::string_view kList = "StatefulSetList";
   static bool Decode(od::value& v, StatefulSet& ss, DecodeError& err) {
-    return DecodeSelectorOwner(v, ss, err, ReadOptLabelSelector);
+    return DecodeSelectorOwner(v, ss, err, "StatefulSet", ReadOptLabelSelector);
   }
   static std::string Id(const StatefulSet& ss) { return NamespacedId(ss.metadata); }
 };

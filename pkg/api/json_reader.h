@@ -214,6 +214,10 @@ bool DecodeObjectMeta(od::value& v, ObjectMeta& m, DecodeError& err);
 bool DecodeLabelSelector(od::value& v, LabelSelector& s, DecodeError& err);
 bool DecodeSelectorRequirement(od::value& v, LabelSelectorRequirement& r, DecodeError& err);
 bool DecodeTaintEffect(od::value& v, TaintEffect& out, DecodeError& err);
+// The object's "kind", when present, must be `want`: an object of another kind (a wrong
+// GVK in a watch, which client-go's reflector skips) fails the object, which the list
+// and watch decoders then skip rather than store a pod made of a node's fields.
+bool CheckKind(od::value& v, std::string_view want, DecodeError& err);
 bool DecodeApiStatusObject(od::value& v, ApiStatus& s, DecodeError& err);
 
 // Object decoders (json_decode_pod.cc, json_decode_node.cc).

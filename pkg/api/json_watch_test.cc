@@ -89,6 +89,18 @@ TEST(JsonWatchTest, RejectsBadEvents) {
 // Readable events the informer skips rather than restarting the stream at the same event:
 // an unknown type, and an object that is valid JSON but has a value we cannot use (its
 // key and RV are still returned so a delete can be applied and the RV advanced).
+// A wrong GVK (a node in a pod watch) is skipped like any undecodable object, instead
+// of becoming a pod with a node's name and nothing else.
+TEST(JsonWatchTest, WrongKindIsASkippableObjectError) {
+  auto ev = DecodePodWatchEvent(R"({"type":"ADDED","object":{"kind":"Node","apiVersion":"v1",
+      "metadata":{"name":"n1","resourceVersion":"7"}}})");
+  ASSERT_TRUE(ev.ok()) << ev.status().ToString();
+  EXPECT_EQ(ev->object_error, "pod: kind: \"Node\", expected \"Pod\"");
+  auto ok = DecodePodWatchEvent(R"({"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"p","namespace":"x"}}})");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_TRUE(ok->object_error.empty());
+}
+
 TEST(JsonWatchTest, SkippableEvents) {
   auto unknown = DecodePodWatchEvent(R"({"type":"RENAMED","object":{}})");
   ASSERT_TRUE(unknown.ok()) << unknown.status().ToString();
