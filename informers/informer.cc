@@ -185,6 +185,18 @@ std::string Informer<T>::LastSyncResourceVersion() const {
 }
 
 template <typename T>
+bool Informer<T>::RelistAndWait(std::chrono::milliseconds timeout) {
+  int64_t target;
+  {
+    WriterMutexLock lock(store_mu_);
+    target = lists_started_ + 1;
+  }
+  relist_requested_.store(true);
+  ReaderMutexLock lock(store_mu_);
+  return synced_cv_.wait_for(lock, timeout, [&]() REQUIRES_SHARED(store_mu_) { return last_completed_list_ >= target; });
+}
+
+template <typename T>
 InformerStats Informer<T>::Stats() const {
   ReaderMutexLock lock(store_mu_);
   return stats_;
@@ -220,6 +232,10 @@ template <typename T>
 void Informer<T>::Run(std::stop_token stop) {
   bool need_list = true;
   while (!stop.stop_requested()) {
+    if (relist_requested_.exchange(false)) {
+      rv_expired_ = true;
+      need_list = true;
+    }
     if (need_list) {
       Status s = ListAndReplace(stop);
       if (!s.ok()) {
@@ -240,6 +256,10 @@ void Informer<T>::Run(std::stop_token stop) {
         need_list = true;
         break;
       }
+      case WatchEnd::kRelistRequested:
+        rv_expired_ = true;  // a consistent read from etcd
+        need_list = true;
+        break;
       case WatchEnd::kBackoff:
         Backoff(stop);
         break;
@@ -281,9 +301,11 @@ Status Informer<T>::ListAndReplace(std::stop_token stop) {
   int64_t pages = 0;
   bool paginate = options_.page_size > 0;
   std::string rv;
-  if (!rv_expired_) {
-    ReaderMutexLock lock(store_mu_);
-    rv = rv_.empty() ? "0" : rv_;
+  int64_t list_number;
+  {
+    WriterMutexLock lock(store_mu_);
+    list_number = ++lists_started_;
+    if (!rv_expired_) rv = rv_.empty() ? "0" : rv_;
   }
   if (!rv.empty() && rv != "0") paginate = false;  // so that the watch cache can serve it
   for (;;) {
@@ -358,6 +380,7 @@ Status Informer<T>::ListAndReplace(std::stop_token stop) {
   {
     WriterMutexLock lock(store_mu_);
     synced_ = true;
+    last_completed_list_ = list_number;
   }
   synced_cv_.notify_all();
   KLOG_V(2) << "listed " << items.size() << " " << Codec<T>::kKind << " in " << pages << " page(s) at RV " << list_rv;
@@ -472,6 +495,10 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
     if (stop.stop_requested()) {
       stream->Cancel();
       return WatchEnd::kStopped;
+    }
+    if (relist_requested_.exchange(false)) {
+      stream->Cancel();
+      return WatchEnd::kRelistRequested;
     }
     auto now = clock_.Now();
     if (!batch.empty()) last_activity = now;

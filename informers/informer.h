@@ -11,6 +11,7 @@
 // in order and never concurrently.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -101,10 +102,16 @@ class Informer {
   std::vector<std::shared_ptr<const T>> List() const;
   size_t Size() const;
   std::string LastSyncResourceVersion() const;
+  // Lists again from etcd (a consistent read, not the watch cache) and waits until a list
+  // that began after this call has been stored and its notifications delivered; false
+  // when that took longer than `timeout` (the relist still happens). A replica that has
+  // just become leader calls it so it never schedules on a cache that missed the previous
+  // leader's last binds (its watch may have been failing while it stood by).
+  bool RelistAndWait(std::chrono::milliseconds timeout);
   InformerStats Stats() const;
 
  private:
-  enum class WatchEnd { kResume, kRelist, kBackoff, kStopped };
+  enum class WatchEnd { kResume, kRelist, kRelistRequested, kBackoff, kStopped };
 
   void Run(std::stop_token stop);
   Status ListAndReplace(std::stop_token stop);
@@ -135,6 +142,10 @@ class Informer {
   std::string rv_ GUARDED_BY(store_mu_);
   InformerStats stats_ GUARDED_BY(store_mu_);
   bool synced_ GUARDED_BY(store_mu_) = false;
+  // ListAndReplace calls started, and the start number of the last one that completed.
+  int64_t lists_started_ GUARDED_BY(store_mu_) = 0;
+  int64_t last_completed_list_ GUARDED_BY(store_mu_) = 0;
+  std::atomic<bool> relist_requested_{false};
   mutable std::condition_variable_any synced_cv_;
 
   // Reflector-thread state.

@@ -699,5 +699,35 @@ TEST(InformerTest, EventPastTheLineLimitIsGotPastByARelist) {
   server.Stop();
 }
 
+// A new leader's fresh read: RelistAndWait lists again from etcd (RV ""), not from the
+// watch cache, and returns once that list is stored and delivered.
+TEST(InformerTest, RelistAndWaitReadsFromEtcd) {
+  std::atomic<int> lists{0};
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (!req.query.count("watch")) {
+      if (lists++ == 0) w.Respond(200, NodeList({{"a", "1"}}, "5"));
+      else w.Respond(200, NodeList({{"a", "1"}, {"b", "8"}}, "9"));
+      return;
+    }
+    w.StartChunked(200);
+    server.WaitForStop(30s);  // a watch that never delivers what happened (a stale standby)
+  });
+  auto client = ClientFor(server);
+  NodeInformer inf(*client, "/api/v1/nodes", FastOptions());
+  Recorder rec;
+  inf.AddHandler(&rec);
+  inf.Start();
+  ASSERT_TRUE(inf.WaitForSync(10s));
+  ASSERT_TRUE(Eventually([&] { return inf.Stats().watches == 1; }));
+  ASSERT_TRUE(inf.RelistAndWait(10s));
+  EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "add b@8"}));
+  EXPECT_EQ(inf.LastSyncResourceVersion(), "9");
+  auto reqs = server.requests();
+  ASSERT_GE(reqs.size(), 3u);
+  EXPECT_EQ(reqs[2].query["resourceVersion"], "");  // etcd, not the watch cache
+  EXPECT_EQ(inf.Stats().relists_after_gone, 0);
+  server.Stop();
+}
+
 }  // namespace
 }  // namespace ksched::informers

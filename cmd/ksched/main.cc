@@ -35,6 +35,7 @@ using namespace ksched;
 
 constexpr auto kSyncTimeout = std::chrono::minutes(5);
 constexpr auto kShutdownGrace = std::chrono::seconds(30);
+constexpr auto kFreshReadTimeout = std::chrono::milliseconds(10000);  // per try, as leader
 constexpr auto kWriteFlushGrace = std::chrono::seconds(10);
 
 std::string Hostname() {
@@ -256,6 +257,21 @@ int Run(const cmd::Flags& flags) {
       (void)elector->Release();
       return 1;
     }
+    if (elector && !delay_cache) {
+      // A standby's watches may have been failing or lagging (an apiserver restart, RBAC
+      // still warming up): its cache can miss the previous leader's last binds, and
+      // scheduling on it would fill that room twice. Read pods and nodes afresh from etcd
+      // before the first scheduling cycle.
+      KLOG(INFO) << "Became leader; reading pods and nodes afresh before scheduling";
+      while (sig == 0 && !(pods.RelistAndWait(kFreshReadTimeout) && nodes.RelistAndWait(kFreshReadTimeout))) {
+        KLOG(WARNING) << "pods and nodes not read afresh within " << kFreshReadTimeout.count() << " ms; waiting";
+        timespec poll{};
+        int pending = sigtimedwait(&sigs, nullptr, &poll);
+        if (pending == SIGTERM || pending == SIGINT) sig = pending;
+      }
+    }
+  }
+  if (sig == 0) {
     KLOG(INFO) << "Caches are synced; starting to schedule (" << cfg->profiles.size() << " profile(s), "
                << nodes.Size() << " nodes)";
     (*sched)->Run();

@@ -69,6 +69,12 @@ void ApiWriter::BindAsync(const api::Pod& pod, std::string_view node_name,
   });
 }
 
+StatusOr<api::PodPtr> ApiWriter::GetPod(const api::Pod& pod) {
+  auto r = options_.bind_client->Do({.path = PodPath(pod)});
+  if (!r.ok()) return r.status();
+  return api::DecodePod(r->body);
+}
+
 void ApiWriter::PatchPodScheduledFalse(const api::Pod& pod, std::string_view reason, std::string_view message) {
   const api::PodCondition* cur = pod.FindCondition("PodScheduled");
   if (cur && cur->status == "False" && cur->reason == reason && cur->message == message) return;

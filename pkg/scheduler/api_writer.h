@@ -34,6 +34,9 @@ class ApiWriter final : public framework::PodBinder {
   // Sets PodScheduled=False with `reason` and `message` unless the pod already carries
   // exactly that condition (upstream skips an empty patch). Asynchronous.
   void PatchPodScheduledFalse(const api::Pod& pod, std::string_view reason, std::string_view message);
+  // The pod as the API server has it now (a read, not the informer's copy): what a bind
+  // whose answer was lost actually did. Blocking; not for the client's I/O thread.
+  StatusOr<api::PodPtr> GetPod(const api::Pod& pod);
 
   // An events.k8s.io/v1 Event about `pod` from `scheduler_name`. Asynchronous.
   // Notes longer than the API's 1 KiB limit are truncated with " ...".

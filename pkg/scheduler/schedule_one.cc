@@ -1,5 +1,6 @@
 // scheduleOne: the story of one pod, from Pop to an asynchronous bind.
 #include <random>
+#include <thread>
 #include <variant>
 
 #include "pkg/scheduler/scheduler.h"
@@ -20,6 +21,7 @@ struct Scheduler::Attempt {
   api::PodPtr assumed;  // the pod with spec.nodeName set, once assumed
   std::string host;
   Clock::time_point start;
+  bool bind_sent = false;  // a Bind plugin ran: a failure may still have bound the pod
 
   const api::Pod& pod() const { return info->pod(); }
 };
@@ -128,7 +130,10 @@ void Scheduler::BindingCycle(std::unique_ptr<Attempt> attempt) {
     return;
   }
   if (s.IsSuccess()) s = CheckMayBind();
-  if (s.IsSuccess()) s = fwk.RunBindPlugins(*attempt->state, pod, attempt->host);
+  if (s.IsSuccess()) {
+    attempt->bind_sent = true;
+    s = fwk.RunBindPlugins(*attempt->state, pod, attempt->host);
+  }
   FinishBindingCycle(std::move(attempt), s);
 }
 
@@ -143,6 +148,7 @@ void Scheduler::BindAsync(std::unique_ptr<Attempt> attempt) {
     binding_pool_->Submit([this, a = attempt.release(), gate] { FinishBindingCycle(std::unique_ptr<Attempt>(a), gate); });
     return;
   }
+  attempt->bind_sent = true;
   Attempt* a = attempt.release();  // owned by the completion below
   a->fwk->RunBindPluginsAsync(*a->state, a->pod(), a->host, [this, a](framework::Status s) {
     // On the API client's I/O thread: the success path is a few cache and queue
@@ -155,7 +161,8 @@ void Scheduler::BindAsync(std::unique_ptr<Attempt> attempt) {
   });
 }
 
-void Scheduler::FinishBindingCycle(std::unique_ptr<Attempt> attempt, const framework::Status& s) {
+void Scheduler::FinishBindingCycle(std::unique_ptr<Attempt> attempt, framework::Status s) {
+  if (!s.IsSuccess() && s.code() == framework::Code::kError && attempt->bind_sent) s = ResolveBindOutcome(*attempt, s);
   if (s.IsSuccess()) {
     BindingSucceeded(*attempt);
   } else {
@@ -163,6 +170,42 @@ void Scheduler::FinishBindingCycle(std::unique_ptr<Attempt> attempt, const frame
   }
   MutexLock lock(bind_mu_);
   if (--binds_in_flight_ == 0) binds_idle_.notify_all();
+}
+
+// Upstream forgets the assumed pod on any bind error; when the bind went through anyway
+// (the answer was lost with the connection, or a retry met our own earlier bind as 409
+// "already assigned"), the node looks free until the watch reports the pod, and the
+// scheduler can fill it twice. So ksched asks the API server first, keeping the pod
+// assumed until it knows: bound to our node is a success; unassigned, gone, replaced or
+// bound elsewhere is the failure it seemed. If the API server cannot be asked, ask again
+// (backing off to 10 s) rather than guess; shutdown stops the asking.
+framework::Status Scheduler::ResolveBindOutcome(const Attempt& attempt, const framework::Status& failed) {
+  const api::Pod& pod = attempt.pod();
+  auto backoff = std::chrono::milliseconds(500);
+  while (!stopping_.load()) {
+    StatusOr<api::PodPtr> now = writer_->GetPod(pod);
+    if (now.ok()) {
+      const api::Pod& current = **now;
+      if (current.metadata.uid == pod.metadata.uid && current.spec.node_name == attempt.host) {
+        KLOG(INFO) << "Bind reported \"" << failed.Message() << "\" but the pod is bound to node \"" << attempt.host
+                   << "\", pod=\"" << pod.Key() << "\"";
+        return framework::Status::Success();
+      }
+      return failed;
+    }
+    if (now.status().code() == StatusCode::kNotFound || now.status().code() == StatusCode::kInvalidArgument) {
+      return failed;
+    }
+    KLOG(WARNING) << "Cannot tell whether pod \"" << pod.Key() << "\" was bound to node \"" << attempt.host
+                  << "\" (" << now.status().ToString() << "); keeping it assumed, asking again in " << backoff.count()
+                  << "ms";
+    for (auto slept = std::chrono::milliseconds(0); slept < backoff && !stopping_.load();
+         slept += std::chrono::milliseconds(50)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(10000));
+  }
+  return failed;
 }
 
 // Upstream's success tail of the binding cycle: the assumed pod is confirmed, the pod

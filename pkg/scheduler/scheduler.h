@@ -101,7 +101,11 @@ class Scheduler {
   void BindAsync(std::unique_ptr<Attempt> attempt);
   // The leadership gate before a bind goes out (SchedulerOptions::may_bind).
   framework::Status CheckMayBind() const;
-  void FinishBindingCycle(std::unique_ptr<Attempt> attempt, const framework::Status& s) EXCLUDES(bind_mu_);
+  void FinishBindingCycle(std::unique_ptr<Attempt> attempt, framework::Status s) EXCLUDES(bind_mu_);
+  // After a bind that failed with an error (not a rejection): whether it went through
+  // anyway (a lost answer, a 409 for our own earlier bind), read back from the API
+  // server. The pod stays assumed meanwhile, so its node is never offered twice.
+  framework::Status ResolveBindOutcome(const Attempt& attempt, const framework::Status& failed);
   void BindingSucceeded(Attempt& attempt);
   // Waits until no binding cycle is in flight, at most `timeout`; false on timeout.
   bool WaitForBinds(std::chrono::milliseconds timeout) EXCLUDES(bind_mu_);

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "config/defaults.h"
+#include "pkg/api/json.h"
 #include "pkg/framework/registry.h"
 #include "pkg/queue/priority_queue.h"
 #include "pkg/scheduler/scheduler.h"
@@ -682,6 +683,69 @@ TEST_F(SchedulerTest, BindTimeoutThatSucceededIsNotRequeuedNorDoubleBooked) {
   ScheduleOne();
   EXPECT_EQ(Where(q), SubQueue::kUnschedulable);  // 600m + 600m > 1 cpu
   EXPECT_EQ(Binds().size(), 1u);
+}
+
+// (9c) Better than upstream: when the bind's answer is lost, ksched reads the pod back
+// before forgetting it. Bound to our node: a success at once (Scheduled event, not
+// requeued), and the pod stays counted on its node before any watch event, so its room
+// is never offered twice. While the read itself fails, the pod stays assumed.
+TEST_F(SchedulerTest, LostBindAnswerIsReadBackAndTheRoomIsNeverFreed) {
+  Start();
+  AddNode(Node("n1", "1"));
+  auto p = Pod("p", "uid-p", "600m");
+  AddPod(p);
+  auto bound = BoundTo(p, "n1");
+  std::atomic<int> reads{0};
+  api_->SetHandler([&](const informers::Request& r) -> StatusOr<informers::Response> {
+    if (Contains(r.path, "/binding")) return Status(StatusCode::kUnavailable, "connection closed by 127.0.0.1:6443");
+    if (r.verb == Verb::kGet && r.path == "/api/v1/namespaces/default/pods/p") {
+      if (reads++ == 0) return Status(StatusCode::kUnavailable, "connection refused");  // the server is restarting
+      return informers::Response{200, api::EncodePod(*bound)};
+    }
+    return informers::Response{201, "{}"};
+  });
+
+  ScheduleOne();
+  EXPECT_EQ(reads.load(), 2);
+  EXPECT_EQ(Binds().size(), 1u);
+  EXPECT_EQ(pq().Len(), 0u);
+  EXPECT_EQ(pq().InFlightPods(), 0u);
+  EXPECT_TRUE(ConditionPatches("p").empty());
+  EXPECT_EQ(Events("Scheduled", "p").size(), 1u);
+  // Still counted (assumed) with no watch event yet: a second 600m pod does not fit.
+  ASSERT_NE(CachedNode("n1"), nullptr);
+  EXPECT_EQ(CachedNode("n1")->requested().milli_cpu, 600);
+  auto q = Pod("q", "uid-q", "600m");
+  AddPod(q);
+  ScheduleOne();
+  EXPECT_EQ(Where(q), SubQueue::kUnschedulable);
+  EXPECT_EQ(Binds().size(), 1u);
+  // The watch event then confirms it, counted once.
+  UpdatePod(bound);
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
+  EXPECT_EQ(CachedNode("n1")->requested().milli_cpu, 600);
+}
+
+// (9d) A 409 "already assigned" for our own earlier bind (its answer was lost and the
+// retry met it) is the same success; a 409 for a pod bound elsewhere stays a failure.
+TEST_F(SchedulerTest, ConflictForOurOwnEarlierBindIsASuccess) {
+  Start();
+  AddNode(Node("n1", "1"));
+  auto p = Pod("p", "uid-p", "600m");
+  AddPod(p);
+  auto bound = BoundTo(p, "n1");
+  api_->SetHandler([&](const informers::Request& r) -> StatusOr<informers::Response> {
+    if (Contains(r.path, "/binding"))
+      return FakeApiClient::ApiError(409, "Conflict",
+                                     "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned "
+                                     "to node \"n1\"");
+    if (r.verb == Verb::kGet) return informers::Response{200, api::EncodePod(*bound)};
+    return informers::Response{201, "{}"};
+  });
+  ScheduleOne();
+  EXPECT_EQ(pq().Len(), 0u);
+  EXPECT_EQ(Events("Scheduled", "p").size(), 1u);
+  EXPECT_EQ(CachedNode("n1")->requested().milli_cpu, 600);
 }
 
 // (9b) The same with the watch event first: it confirms the assumed pod while the bind is
