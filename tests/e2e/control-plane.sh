@@ -11,7 +11,8 @@
 #   control-plane.sh stop-apiserver [DIR] / start-apiserver [DIR]   (fault tests)
 #
 # DIR defaults to $KSCHED_CP_DIR or /tmp/ksched-cp. The cache is $KSCHED_CACHE or
-# ~/.cache/ksched.
+# ~/.cache/ksched. KSCHED_CP_AUDIT=1 on `up` also writes an audit log of binding
+# requests to DIR/audit.log (kept across stop/start-apiserver; make bench-chaos).
 set -euo pipefail
 
 CACHE=${KSCHED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ksched}
@@ -198,6 +199,23 @@ cmd_up() {
 --endpoint-reconciler-type=none --disable-admission-plugins=ServiceAccount,TaintNodesByCondition
 --watch-cache=true
 EOF
+  # Opt-in audit log for the chaos benchmark, which counts binding requests per pod to
+  # show none was bound twice: only pods/binding creates (Metadata: who, which pod, the
+  # response code), nothing else. In apiserver.args, so restarts keep it; the log file is
+  # appended to, so it spans every apiserver incarnation.
+  if [ "${KSCHED_CP_AUDIT:-0}" = 1 ]; then
+    cat > "$DIR/audit-policy.yaml" <<'EOP'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  verbs: [create]
+  resources: [{group: "", resources: [pods/binding, bindings]}]
+- level: None
+EOP
+    echo "--audit-policy-file=$DIR/audit-policy.yaml --audit-log-path=$DIR/audit.log" >> "$DIR/apiserver.args"
+  fi
   start_apiserver
   # When an owner process is named, a reaper stops everything once it is gone, so a
   # crashed test binary never leaves etcd or kube-apiserver behind.
