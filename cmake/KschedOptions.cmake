@@ -16,6 +16,19 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   # Checks GUARDED_BY / REQUIRES annotations (pkg/util/thread_annotations.h).
   target_compile_options(ksched_options INTERFACE -Wthread-safety)
 endif()
+if(KSCHED_FUZZ)
+  # libFuzzer targets (tests/fuzz): every library they link gets coverage instrumentation
+  # (fuzzer-no-link: the fuzz executables supply main) and runs under ASan + UBSan, so a
+  # memory error or undefined behaviour anywhere in the decoders is a crash the fuzzer
+  # reports with its input.
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "KSCHED_FUZZ needs clang: -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang")
+  endif()
+  if(NOT KSCHED_SANITIZE)
+    set(KSCHED_SANITIZE address,undefined)
+  endif()
+  target_compile_options(ksched_options INTERFACE -fsanitize=fuzzer-no-link)
+endif()
 if(KSCHED_SANITIZE)
   target_compile_options(ksched_options INTERFACE -fsanitize=${KSCHED_SANITIZE} -fno-omit-frame-pointer
                                                   -fno-sanitize-recover=all)

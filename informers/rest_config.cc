@@ -4,6 +4,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -25,24 +27,6 @@ StatusOr<std::string> ReadFile(const std::string& path, std::string_view what) {
   ss << in.rdbuf();
   if (!in && !in.eof()) return InvalidArgument(std::string(what) + ": cannot read " + path);
   return ss.str();
-}
-
-StatusOr<std::string> Base64Decode(const std::string& in, std::string_view field) {
-  std::string clean;
-  clean.reserve(in.size());
-  for (char c : in) {
-    if (!std::isspace(static_cast<unsigned char>(c))) clean.push_back(c);
-  }
-  if (clean.size() % 4 != 0) return InvalidArgument(std::string(field) + ": invalid base64 data");
-  std::string out(clean.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(clean.data()), static_cast<int>(clean.size()));
-  if (n < 0) return InvalidArgument(std::string(field) + ": invalid base64 data");
-  size_t pad = 0;
-  if (!clean.empty() && clean.back() == '=') ++pad;
-  if (clean.size() > 1 && clean[clean.size() - 2] == '=') ++pad;
-  out.resize(static_cast<size_t>(n) - pad);
-  return out;
 }
 
 std::string Resolve(const std::filesystem::path& base, const std::string& p) {
@@ -96,29 +80,32 @@ std::string JoinHostPort(const std::string& scheme, const std::string& host, con
   return scheme + "://" + (v6 ? "[" + host + "]" : host) + ":" + port;
 }
 
-StatusOr<RestConfig> LoadKubeconfig(const std::string& path, const std::string& context, const std::string& master) {
-  auto text = ReadFile(path, "kubeconfig");
-  if (!text.ok()) return text.status();
+namespace {
+
+// The body of LoadKubeconfig / ParseKubeconfig; `what` starts every error message
+// ("kubeconfig /path/to/file" or just "kubeconfig").
+StatusOr<RestConfig> ParseKubeconfigText(std::string_view yaml, const std::filesystem::path& base,
+                                         const std::string& what, const std::string& context,
+                                         const std::string& master) {
   YAML::Node root;
   try {
-    root = YAML::Load(*text);
+    root = YAML::Load(std::string(yaml));
   } catch (const YAML::Exception& e) {
-    return InvalidArgument("kubeconfig " + path + ": " + e.what());
+    return InvalidArgument(what + ": " + e.what());
   }
-  if (!root.IsMap()) return InvalidArgument("kubeconfig " + path + ": not a map");
-  const std::filesystem::path base = std::filesystem::path(path).parent_path();
+  if (!root.IsMap()) return InvalidArgument(what + ": not a map");
   RestConfig cfg;
   cfg.user_agent = DefaultUserAgent();
   try {
     std::string ctx_name = context.empty() ? Scalar(root, "current-context") : context;
-    if (ctx_name.empty()) return InvalidArgument("kubeconfig " + path + ": no current-context and no --context");
+    if (ctx_name.empty()) return InvalidArgument(what + ": no current-context and no --context");
     auto ctx = FindNamed(root, "contexts", "context", ctx_name);
     if (!ctx.ok()) return ctx.status();
     auto cluster = FindNamed(root, "clusters", "cluster", Scalar(*ctx, "cluster"));
     if (!cluster.ok()) return cluster.status();
     cfg.server = master.empty() ? Scalar(*cluster, "server") : master;
     while (!cfg.server.empty() && cfg.server.back() == '/') cfg.server.pop_back();
-    if (cfg.server.empty()) return InvalidArgument("kubeconfig " + path + ": cluster has no server and no --master given");
+    if (cfg.server.empty()) return InvalidArgument(what + ": cluster has no server and no --master given");
     cfg.insecure_skip_tls_verify = Scalar(*cluster, "insecure-skip-tls-verify") == "true";
     cfg.tls_server_name = Scalar(*cluster, "tls-server-name");
     if (auto s = LoadPem(*cluster, "certificate-authority", base, &cfg.ca_pem); !s.ok()) return s;
@@ -133,7 +120,7 @@ StatusOr<RestConfig> LoadKubeconfig(const std::string& path, const std::string& 
       if (auto s = LoadPem(*user, "client-certificate", base, &cfg.client_cert_pem); !s.ok()) return s;
       if (auto s = LoadPem(*user, "client-key", base, &cfg.client_key_pem); !s.ok()) return s;
       if (cfg.client_cert_pem.empty() != cfg.client_key_pem.empty())
-        return InvalidArgument("kubeconfig " + path + ": user \"" + user_name +
+        return InvalidArgument(what + ": user \"" + user_name +
                                "\" has a client certificate without a key, or a key without a certificate");
       if (!cfg.token_file.empty() && cfg.bearer_token.empty()) {
         auto t = ReadFile(cfg.token_file, "kubeconfig: tokenFile");
@@ -141,9 +128,23 @@ StatusOr<RestConfig> LoadKubeconfig(const std::string& path, const std::string& 
       }
     }
   } catch (const YAML::Exception& e) {
-    return InvalidArgument("kubeconfig " + path + ": " + e.what());
+    return InvalidArgument(what + ": " + e.what());
   }
   return cfg;
+}
+
+}  // namespace
+
+StatusOr<RestConfig> LoadKubeconfig(const std::string& path, const std::string& context, const std::string& master) {
+  auto text = ReadFile(path, "kubeconfig");
+  if (!text.ok()) return text.status();
+  return ParseKubeconfigText(*text, std::filesystem::path(path).parent_path(), "kubeconfig " + path, context,
+                             master);
+}
+
+StatusOr<RestConfig> ParseKubeconfig(std::string_view yaml, const std::string& dir, const std::string& context,
+                                     const std::string& master) {
+  return ParseKubeconfigText(yaml, dir, "kubeconfig", context, master);
 }
 
 StatusOr<RestConfig> InClusterConfig(const std::string& sa_dir) {
@@ -188,6 +189,58 @@ std::string TokenSource::Token() {
 void TokenSource::Invalidate() {
   MutexLock lock(mu_);
   valid_ = false;
+}
+
+// Go's base64.StdEncoding.DecodeString, which client-go uses for the kubeconfig's *-data
+// fields, except that any whitespace is skipped (Go skips only '\r' and '\n'). Written out
+// rather than with OpenSSL's EVP_DecodeBlock, which reads '=' anywhere as zero bits and
+// drops trailing '-' characters, so it accepted "====" and "QUJD----" (found by
+// tests/fuzz/fuzz_base64). Like Go's non-strict decoding, unused low bits of the last
+// symbol are ignored.
+StatusOr<std::string> Base64Decode(std::string_view in, std::string_view field) {
+  auto invalid = [&] { return InvalidArgument(std::string(field) + ": invalid base64 data"); };
+  auto symbol = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  out.reserve(in.size() / 4 * 3);
+  uint32_t bits = 0;  // the symbols of the current quantum
+  int symbols = 0;
+  int padding = 0;
+  for (char c : in) {
+    if (std::isspace(static_cast<unsigned char>(c))) continue;
+    if (c == '=') {
+      ++padding;
+      continue;
+    }
+    int v = symbol(c);
+    if (v < 0 || padding > 0) return invalid();  // not base64, or data after the padding
+    bits = bits << 6 | static_cast<uint32_t>(v);
+    if (++symbols == 4) {
+      out += static_cast<char>(bits >> 16 & 0xff);
+      out += static_cast<char>(bits >> 8 & 0xff);
+      out += static_cast<char>(bits & 0xff);
+      bits = 0;
+      symbols = 0;
+    }
+  }
+  // A final quantum of two or three symbols needs exactly two or one '='.
+  if (symbols == 0 && padding == 0) return out;
+  if (symbols == 2 && padding == 2) {
+    out += static_cast<char>(bits >> 4 & 0xff);
+    return out;
+  }
+  if (symbols == 3 && padding == 1) {
+    out += static_cast<char>(bits >> 10 & 0xff);
+    out += static_cast<char>(bits >> 2 & 0xff);
+    return out;
+  }
+  return invalid();
 }
 
 std::string Base64Encode(std::string_view in) {

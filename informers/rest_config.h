@@ -39,6 +39,11 @@ struct RestConfig {
 // `master`, when non-empty, overrides the cluster's server (the --master flag).
 StatusOr<RestConfig> LoadKubeconfig(const std::string& path, const std::string& context = "",
                                     const std::string& master = "");
+// LoadKubeconfig on kubeconfig text already read: relative paths inside it (CA, client
+// certificate and key files, tokenFile) are resolved against `dir`. Errors name the
+// kubeconfig without a path.
+StatusOr<RestConfig> ParseKubeconfig(std::string_view yaml, const std::string& dir, const std::string& context = "",
+                                     const std::string& master = "");
 
 // The in-cluster configuration: KUBERNETES_SERVICE_HOST/PORT plus the service account's
 // token and ca.crt under `sa_dir`. Fails with a clear message when not in a cluster.
@@ -52,6 +57,10 @@ std::string DefaultUserAgent();
 
 // Standard base64 with padding (for a Basic authorization header).
 std::string Base64Encode(std::string_view in);
+// Decodes standard base64 as Go's base64.StdEncoding (what client-go uses for the
+// kubeconfig's *-data fields), except that all whitespace is ignored rather than only
+// newlines: padding is required and may appear only at the end. Errors name `field`.
+StatusOr<std::string> Base64Decode(std::string_view in, std::string_view field = "base64 data");
 
 // Supplies the bearer token: a fixed token, or a token file that is re-read when its
 // cached copy is older than a minute or after the server answered 401.

@@ -141,5 +141,47 @@ TEST_F(RestConfigTest, TokenFileIsReReadAfterAMinuteOrAfterInvalidate) {
   EXPECT_EQ(tokens.Token(), "three");  // a missing file keeps the last good token
 }
 
+TEST_F(RestConfigTest, ParseKubeconfigResolvesFilesAgainstDir) {
+  Write("ca.crt", "PEM");
+  Write("token", "t1\n");
+  auto cfg = ParseKubeconfig(kKubeconfig, dir_.string(), "two");
+  ASSERT_TRUE(cfg.ok()) << cfg.status().ToString();
+  EXPECT_EQ(cfg->ca_pem, "PEM");
+  EXPECT_EQ(cfg->token_file, (dir_ / "token").string());
+  auto bad = ParseKubeconfig("- a\n", dir_.string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "kubeconfig: not a map");
+}
+
+TEST(Base64Test, RoundTripsAndIgnoresWhitespace) {
+  for (std::string_view s : {"", "A", "AB", "ABC", "ABCD", "\0\xff\x10"}) {
+    auto decoded = Base64Decode(Base64Encode(s));
+    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    EXPECT_EQ(*decoded, s);
+  }
+  EXPECT_EQ(Base64Decode(" QU\nJD\r\n").value(), "ABC");
+  EXPECT_EQ(Base64Decode("QQ==").value(), "A");
+  EXPECT_EQ(Base64Decode("QUI=").value(), "AB");
+}
+
+// Found by tests/fuzz/fuzz_base64: OpenSSL's EVP_DecodeBlock, used before, reads '='
+// anywhere as zero bits and drops trailing '-', so these decoded; Go's
+// base64.StdEncoding rejects them.
+TEST(Base64Test, RejectsWhatGoRejects) {
+  for (std::string_view s : {"====", "=IUQ", "Q===", "QQ=A", "QQ==QUJD", "QUJD=QUJ", "QUND----", "QUND\r--\r--",
+                             "QQ", "QUI", "QQ=", "QUJD===="}) {
+    auto decoded = Base64Decode(s, "certificate-authority-data");
+    ASSERT_FALSE(decoded.ok()) << s;
+    EXPECT_EQ(decoded.status().message().rfind("certificate-authority-data: invalid base64 data", 0), 0u)
+        << decoded.status().message();
+  }
+  EXPECT_FALSE(Base64Decode("QUJ").ok());   // not a whole quantum
+  EXPECT_FALSE(Base64Decode("QU*D").ok());  // not in the alphabet
+  EXPECT_FALSE(Base64Decode("QUJ-").ok());  // base64url is not accepted
+  // Unused low bits of the last symbol are ignored, as by Go's non-strict decoding.
+  EXPECT_EQ(Base64Decode("QR==").value(), "A");
+  EXPECT_EQ(Base64Decode("QUJ=\n").value(), "AB");
+}
+
 }  // namespace
 }  // namespace ksched::informers

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Runs ctest in the main build (all tests) and the sanitizer build (unit tests, and the
-# API client's integration test, whose HTTP/2 session only a real server exercises), then
+# Runs ctest in the main build (all tests), the sanitizer build (unit tests, and the
+# API client's integration test, whose HTTP/2 session only a real server exercises) and,
+# when given a third directory, the ThreadSanitizer build (its unit tests), then
 # prints one combined "N passed, N failed" line. Exits non-zero on any failure, or if
-# either run executed no test.
+# either run executed no test. With CI=true the libFuzzer targets run too, 10 s each
+# (CI_FUZZ_SECONDS), one result per target, and then the chaos benchmark once (about
+# 40 s; CI_CHAOS=0 skips it), one result.
 set -uo pipefail
-main=${1:-build}; san=${2:-build-asan}
+main=${1:-build}; san=${2:-build-asan}; tsan=${3:-}
 total_pass=0; total_fail=0; rc=0
 
 run() { # dir label-args...
@@ -28,6 +31,40 @@ run "$main"
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   LSAN_OPTIONS=suppressions="$ROOT/tests/lsan.supp" run "$san" -L 'unit|sanitized'
+# The thread-heavy modules' unit tests under ThreadSanitizer (only the targets built
+# there, see TSAN_TARGETS in the Makefile).
+if [ -n "$tsan" ]; then
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run "$tsan" -L unit
+fi
+# In CI, each libFuzzer target also runs briefly from its seeds (scripts/fuzz.sh builds
+# them with clang in build-fuzz, mostly from ccache): one pass or fail per target.
+if [ "${CI:-}" = true ]; then
+  log=$(mktemp)
+  echo "=== fuzz targets, ${CI_FUZZ_SECONDS:-10} s each"
+  FUZZ_SECONDS=${CI_FUZZ_SECONDS:-10} bash "$ROOT/scripts/fuzz.sh" 2>&1 | tee "$log"
+  fuzz_rc=${PIPESTATUS[0]}
+  fuzz_pass=$(grep -cE '^fuzz [a-z0-9_]+: [0-9]+ runs, 0 crashes$' "$log")
+  fuzz_fail=$(grep -cE '^fuzz [a-z0-9_]+: FAILED' "$log")
+  rm -f "$log"
+  # A failed build runs no target: count it as one failure.
+  if [ "$fuzz_rc" -ne 0 ] && [ "$fuzz_fail" -eq 0 ]; then fuzz_fail=1; fi
+  [ "$fuzz_fail" -eq 0 ] || rc=1
+  total_pass=$((total_pass + fuzz_pass)); total_fail=$((total_fail + fuzz_fail))
+fi
+# In CI, the chaos benchmark (scripts/bench-chaos.sh: apiserver and leader killed while two
+# replicas schedule an exactly full cluster) runs once on the main build: one pass or fail.
+if [ "${CI:-}" = true ] && [ "${CI_CHAOS:-1}" != 0 ]; then
+  log=$(mktemp)
+  echo "=== chaos benchmark"
+  bash "$ROOT/scripts/bench-chaos.sh" "$(cd "$main" && pwd)" 2>&1 | tee "$log"
+  chaos_rc=${PIPESTATUS[0]}
+  if [ "$chaos_rc" -eq 0 ] && grep -qx 'chaos: PASS' "$log"; then
+    total_pass=$((total_pass + 1))
+  else
+    total_fail=$((total_fail + 1)); rc=1
+  fi
+  rm -f "$log"
+fi
 echo "tests took $(( $(date +%s) - start )) s"
 echo "${total_pass} passed, ${total_fail} failed"
 exit $rc
