@@ -22,11 +22,18 @@ StatusOr<std::string> ReadFile(const std::string& path, std::string_view what) {
   auto size = std::filesystem::file_size(path, ec);
   if (ec) return InvalidArgument(std::string(what) + ": cannot read " + path + ": " + ec.message());
   if (size > kMaxFileBytes) return InvalidArgument(std::string(what) + ": " + path + " is too large");
+  // Read at most one byte past the limit: files that report size 0 (/proc, pipes) must
+  // not be read without bound either.
   std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (!in && !in.eof()) return InvalidArgument(std::string(what) + ": cannot read " + path);
-  return ss.str();
+  if (!in) return InvalidArgument(std::string(what) + ": cannot read " + path);
+  std::string out;
+  char buf[65536];
+  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
+    out.append(buf, static_cast<size_t>(in.gcount()));
+    if (out.size() > kMaxFileBytes) return InvalidArgument(std::string(what) + ": " + path + " is too large");
+  }
+  if (in.bad()) return InvalidArgument(std::string(what) + ": cannot read " + path);
+  return out;
 }
 
 std::string Resolve(const std::filesystem::path& base, const std::string& p) {

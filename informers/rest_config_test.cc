@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -151,6 +152,18 @@ TEST_F(RestConfigTest, ParseKubeconfigResolvesFilesAgainstDir) {
   auto bad = ParseKubeconfig("- a\n", dir_.string());
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "kubeconfig: not a map");
+}
+
+// A file that reports size 0 but never ends (/proc files, as a kubeconfig's CA path) is
+// read only up to the 16 MiB limit, then refused.
+TEST_F(RestConfigTest, FilesReportingSizeZeroAreStillBounded) {
+  const char* endless = "/proc/self/pagemap";  // 8 bytes per page of address space: gigabytes
+  if (::access(endless, R_OK) != 0) GTEST_SKIP() << endless << " is not readable here";
+  std::string text = kKubeconfig;
+  text.replace(text.find("ca.crt"), 6, endless);
+  auto cfg = ParseKubeconfig(text, dir_.string(), "two");
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_NE(cfg.status().message().find("too large"), std::string::npos) << cfg.status().ToString();
 }
 
 TEST(Base64Test, RoundTripsAndIgnoresWhitespace) {

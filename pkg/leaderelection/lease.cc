@@ -133,6 +133,9 @@ StatusOr<LeaseObject> DecodeLease(std::string_view json) {
       if (auto e = meta.raw_json().get(raw)) return JsonError("metadata", e);
       lease.raw_metadata.assign(raw);
       if (auto e = meta.reset().error()) return JsonError("metadata", e);
+      // A repeated "metadata" key: the last one wins for the text we echo back, so it must
+      // for the resourceVersion too (found by fuzz_lease).
+      lease.resource_version.clear();
       if (Status s = ReadResourceVersion(meta, lease.resource_version); !s.ok()) return s;
     } else if (key == "spec") {
       if (Status s = DecodeSpec(val, lease.record); !s.ok()) return s;

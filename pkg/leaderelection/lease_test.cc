@@ -63,6 +63,18 @@ TEST(LeaseTest, UpdateEchoesMetadataAndRoundTrips) {
   EXPECT_EQ(back->raw_metadata, lease->raw_metadata);
 }
 
+// A repeated "metadata" key: the last one is echoed back, and its resourceVersion (here:
+// none) is the one reported, never another copy's.
+TEST(LeaseTest, RepeatedMetadataKeyTakesTheLastOneWhole) {
+  auto lease = DecodeLease(R"({"metadata":{"name":"a","resourceVersion":"1"},"spec":{},"metadata":{"name":"b"}})");
+  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+  EXPECT_EQ(lease->raw_metadata, R"({"name":"b"})");
+  EXPECT_EQ(lease->resource_version, "");
+  auto again = DecodeLease(EncodeLeaseUpdate(lease->raw_metadata, lease->record));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->resource_version, lease->resource_version);
+}
+
 TEST(LeaseTest, NewLeaseNamesTheObject) {
   std::string body = EncodeNewLease("kube-system", "ksched", {.holder_identity = "a"});
   auto back = DecodeLease(body);
