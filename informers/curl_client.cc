@@ -579,7 +579,7 @@ class CurlApiClient final : public ApiClient {
         t->done(Status(StatusCode::kDeadlineExceeded, "request timed out"));
         return;
       case H2End::kOverflow:
-        t->done(Status(StatusCode::kResourceExhausted, "response body exceeds " + std::to_string(t->max_body) + " bytes"));
+        t->done(Status(StatusCode::kOutOfRange, "response body exceeds " + std::to_string(t->max_body) + " bytes"));
         return;
       case H2End::kCancelled:
         t->done(Status(StatusCode::kCancelled, "API client shut down"));
@@ -675,7 +675,7 @@ class CurlApiClient final : public ApiClient {
     }
     if (rc != CURLE_OK) {
       if (t->body_overflow) {
-        t->done(Status(StatusCode::kResourceExhausted, "response body exceeds " + std::to_string(t->max_body) + " bytes"));
+        t->done(Status(StatusCode::kOutOfRange, "response body exceeds " + std::to_string(t->max_body) + " bytes"));
         return;
       }
       Status s = StatusFromCurl(rc, t->errbuf);

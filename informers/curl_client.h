@@ -16,8 +16,10 @@ namespace ksched::informers {
 
 struct CurlClientOptions {
   Clock* clock = &RealClock();
-  // Largest response body accepted (a 10,000-pod LIST is ~30 MB).
-  size_t max_body_bytes = size_t{1} << 30;
+  // Largest response body accepted (a 10,000-pod LIST is ~30 MB); a larger one fails
+  // with kOutOfRange. Informers then list in pages of 500 instead, so a big cluster
+  // never needs one huge body.
+  size_t max_body_bytes = size_t{256} << 20;
   // Longest single watch line accepted; a longer one ends the stream with an error.
   size_t max_watch_line_bytes = size_t{64} << 20;
   // Delay before retrying a GET after a connection error (doubled per attempt, capped).

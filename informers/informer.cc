@@ -321,6 +321,19 @@ Status Informer<T>::ListAndReplace(std::stop_token stop) {
         paginate = false;
         continue;
       }
+      if (resp.status().code() == StatusCode::kOutOfRange && (rv == "0" || !paginate) && options_.page_size > 0) {
+        // The whole list in one body (the watch cache ignores `limit` for RV "0" and any RV
+        // but "") is past the client's body limit: read it from etcd in pages instead,
+        // each far below the limit.
+        KLOG(INFO) << "list of " << Codec<T>::kKind << " larger than the client's body limit, listing in pages";
+        items.clear();
+        skipped.clear();
+        cont.clear();
+        rv.clear();
+        rv_expired_ = true;
+        paginate = true;
+        continue;
+      }
       if ((resp.status().code() == StatusCode::kGone || IsTooLargeResourceVersion(resp.status())) && !rv.empty() &&
           rv != "0") {
         KLOG(INFO) << "resource version " << rv << " of " << Codec<T>::kKind << " is gone, listing from etcd";

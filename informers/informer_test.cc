@@ -729,5 +729,47 @@ TEST(InformerTest, RelistAndWaitReadsFromEtcd) {
   server.Stop();
 }
 
+// A list past the client's body limit (the watch cache answers RV "0" in one piece
+// whatever the limit): the informer reads it from etcd in pages instead.
+TEST(InformerTest, ListPastTheBodyLimitIsReadInPages) {
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (!req.query.count("watch")) {
+      if (req.query.at("resourceVersion") == "0") {
+        std::vector<std::pair<std::string, std::string>> all;
+        for (int i = 0; i < 40; ++i) all.push_back({"n" + std::to_string(i), std::to_string(i + 1)});
+        w.Respond(200, NodeList(all, "50"));  // ~6 KB: past the limit below
+      } else if (!req.query.count("continue")) {
+        std::vector<std::pair<std::string, std::string>> page;
+        for (int i = 0; i < 20; ++i) page.push_back({"n" + std::to_string(i), std::to_string(i + 1)});
+        w.Respond(200, NodeList(page, "50", "tok"));
+      } else {
+        std::vector<std::pair<std::string, std::string>> page;
+        for (int i = 20; i < 40; ++i) page.push_back({"n" + std::to_string(i), std::to_string(i + 1)});
+        w.Respond(200, NodeList(page, "50"));
+      }
+      return;
+    }
+    w.StartChunked(200);
+    server.WaitForStop(30s);
+  });
+  RestConfig cfg;
+  cfg.server = server.url();
+  cfg.qps = 0;
+  auto client = NewCurlApiClient(cfg, {.max_body_bytes = 4096});
+  ASSERT_TRUE(client.ok());
+  auto opts = FastOptions();
+  opts.page_size = 20;
+  NodeInformer inf(**client, "/api/v1/nodes", opts);
+  inf.Start();
+  ASSERT_TRUE(inf.WaitForSync(10s));
+  EXPECT_EQ(inf.Size(), 40u);
+  EXPECT_EQ(inf.Stats().list_pages, 2);
+  auto reqs = server.requests();
+  ASSERT_GE(reqs.size(), 3u);
+  EXPECT_EQ(reqs[1].query["resourceVersion"], "");
+  EXPECT_EQ(reqs[1].query["limit"], "20");
+  server.Stop();
+}
+
 }  // namespace
 }  // namespace ksched::informers
