@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pkg/api/time_format.h"
+
 namespace ksched::api {
 namespace {
 
@@ -39,6 +41,14 @@ TEST(TypesTest, TaintEffectNames) {
   EXPECT_EQ(TaintEffectName(TaintEffect::kPreferNoSchedule), "PreferNoSchedule");
   EXPECT_EQ(TaintEffectName(TaintEffect::kNoExecute), "NoExecute");
   EXPECT_EQ(TaintEffectName(TaintEffect::kNone), "");
+}
+
+TEST(TimeFormatTest, MicroTimeAndTime) {
+  using namespace std::chrono;
+  auto t = sys_days(year(2026) / 11 / 22) + hours(19) + minutes(30) + microseconds(123456);
+  EXPECT_EQ(FormatMicroTime(t), "2026-11-22T19:30:00.123456Z");
+  EXPECT_EQ(FormatTime(t), "2026-11-22T19:30:00Z");
+  EXPECT_EQ(FormatMicroTime(sys_days(year(2026) / 1 / 1)), "2026-01-01T00:00:00.000000Z");
 }
 
 }  // namespace

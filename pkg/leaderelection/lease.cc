@@ -4,7 +4,6 @@
 
 #include <cctype>
 #include <cstdio>
-#include <ctime>
 
 #include "pkg/api/json.h"
 
@@ -166,19 +165,6 @@ std::string EncodeLeaseUpdate(std::string_view raw_metadata, const LeaseRecord& 
   AppendSpec(out, record);
   out += '}';
   return out;
-}
-
-std::string FormatMicroTime(Clock::wall_time t) {
-  using namespace std::chrono;
-  auto secs = floor<seconds>(t);
-  auto micros = duration_cast<microseconds>(t - secs).count();
-  std::time_t tt = system_clock::to_time_t(secs);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[40];
-  size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-  std::snprintf(buf + n, sizeof(buf) - n, ".%06lldZ", static_cast<long long>(micros));
-  return buf;
 }
 
 }  // namespace ksched::leaderelection

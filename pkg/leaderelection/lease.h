@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "pkg/api/time_format.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/status.h"
 
@@ -48,7 +49,7 @@ std::string EncodeNewLease(std::string_view ns, std::string_view name, const Lea
 // checks, so a writer that raced us gets 409 Conflict) and the new spec.
 std::string EncodeLeaseUpdate(std::string_view raw_metadata, const LeaseRecord& record);
 
-// metav1.MicroTime's wire format: "2006-01-02T15:04:05.000000Z" (UTC).
-std::string FormatMicroTime(Clock::wall_time t);
+// Lease times are metav1.MicroTime (pkg/api/time_format.h).
+using api::FormatMicroTime;
 
 }  // namespace ksched::leaderelection

@@ -18,7 +18,7 @@
 
 #include "pkg/framework/runtime/metrics_recorder.h"
 #include "pkg/queue/metrics_recorder.h"
-#include "pkg/scheduler/scheduler.h"
+#include "pkg/scheduler/metrics_recorder.h"
 #include "pkg/util/mutex.h"
 
 namespace prometheus {

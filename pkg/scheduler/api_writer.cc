@@ -2,9 +2,9 @@
 
 #include <atomic>
 #include <cstdio>
-#include <ctime>
 
 #include "pkg/api/json.h"
+#include "pkg/api/time_format.h"
 #include "pkg/util/log.h"
 
 namespace ksched::scheduler {
@@ -16,21 +16,6 @@ std::string PodPath(const api::Pod& pod) {
   return "/api/v1/namespaces/" + pod.metadata.namespace_ + "/pods/" + pod.metadata.name;
 }
 
-std::string Format(Clock::wall_time t, bool micros) {
-  auto secs = std::chrono::time_point_cast<std::chrono::seconds>(t);
-  std::time_t tt = std::chrono::system_clock::to_time_t(secs);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[64];
-  size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (micros) {
-    auto us = std::chrono::duration_cast<std::chrono::microseconds>(t - secs).count();
-    std::snprintf(buf + n, sizeof(buf) - n, ".%06lldZ", static_cast<long long>(us));
-  } else {
-    std::snprintf(buf + n, sizeof(buf) - n, "Z");
-  }
-  return buf;
-}
 
 // Event names must be unique: "<pod>.<hex wall nanos><hex counter>" like client-go's.
 std::string EventName(const api::Pod& pod, Clock::wall_time now) {
@@ -43,9 +28,6 @@ std::string EventName(const api::Pod& pod, Clock::wall_time now) {
 }
 
 }  // namespace
-
-std::string FormatMicroTime(Clock::wall_time t) { return Format(t, true); }
-std::string FormatTime(Clock::wall_time t) { return Format(t, false); }
 
 namespace {
 
@@ -85,7 +67,7 @@ void ApiWriter::PatchPodScheduledFalse(const api::Pod& pod, std::string_view rea
   cond.message = message;
   // The transition time moves only when the status does.
   cond.last_transition_time =
-      cur && cur->status == "False" ? cur->last_transition_time : FormatTime(options_.clock->WallNow());
+      cur && cur->status == "False" ? cur->last_transition_time : api::FormatTime(options_.clock->WallNow());
   std::string key = pod.Key();
   options_.status_client->Send(
       {.verb = informers::Verb::kPatch,
@@ -110,7 +92,7 @@ void ApiWriter::RecordEvent(const api::Pod& pod, std::string_view scheduler_name
   b += R"(,"namespace":)";
   api::AppendJsonString(b, pod.metadata.namespace_);
   b += R"(},"eventTime":)";
-  api::AppendJsonString(b, FormatMicroTime(now));
+  api::AppendJsonString(b, api::FormatMicroTime(now));
   b += R"(,"reportingController":)";
   api::AppendJsonString(b, scheduler_name);
   b += R"(,"reportingInstance":)";

@@ -47,9 +47,4 @@ class ApiWriter final : public framework::PodBinder {
   ApiWriterOptions options_;
 };
 
-// RFC 3339 with microseconds ("2026-11-22T19:30:00.123456Z"), as metav1.MicroTime.
-std::string FormatMicroTime(Clock::wall_time t);
-// RFC 3339 with seconds, as metav1.Time.
-std::string FormatTime(Clock::wall_time t);
-
 }  // namespace ksched::scheduler

@@ -22,23 +22,12 @@
 #include "pkg/framework/runtime/scheduling_algorithm.h"
 #include "pkg/queue/scheduling_queue.h"
 #include "pkg/scheduler/api_writer.h"
+#include "pkg/scheduler/metrics_recorder.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/mutex.h"
 #include "pkg/util/worker_pool.h"
 
 namespace ksched::scheduler {
-
-// What the scheduler reports about each attempt (implemented with prometheus-cpp in
-// pkg/metrics; a no-op by default).
-class SchedulerMetrics {
- public:
-  virtual ~SchedulerMetrics() = default;
-  // result: scheduled | unschedulable | error.
-  virtual void ObserveAttempt(std::string_view result, std::string_view profile, double seconds) {}
-  virtual void ObserveAlgorithm(double seconds) {}
-  // A pod bound after `attempts` attempts, `seconds` after it first entered the queue.
-  virtual void ObservePodScheduled(int attempts, double seconds) {}
-};
 
 struct SchedulerOptions {
   Clock* clock = &RealClock();
