@@ -102,6 +102,14 @@ bool RootValue(od::document& doc, od::value& v, DecodeError& err) {
   return true;
 }
 
+bool AtEnd(od::document& doc, DecodeError& err) {
+  const char* at = nullptr;
+  auto e = doc.current_location().get(at);
+  if (e == simdjson::OUT_OF_BOUNDS) return true;
+  if (e) return err.Fail(e);
+  return err.FailMalformed("unexpected content after the JSON value");
+}
+
 bool ParseEventType(std::string_view s, WatchEventType& t) {
   if (s == "ADDED") t = WatchEventType::kAdded;
   else if (s == "MODIFIED") t = WatchEventType::kModified;
@@ -149,7 +157,7 @@ StatusOr<ApiStatus> DecodeApiStatus(JsonParser& parser, JsonText json) {
   ji::od::value root;
   ApiStatus status;
   if (!ji::Iterate(parser.impl(), json, doc, err) || !ji::RootValue(doc, root, err) ||
-      !ji::DecodeApiStatusObject(root, status, err)) {
+      !ji::DecodeApiStatusObject(root, status, err) || !ji::AtEnd(doc, err)) {
     return InvalidArgument("status: " + err.Describe());
   }
   return status;

@@ -293,6 +293,7 @@ TEST(JsonDecodeTest, ErrorsNameObjectAndField) {
       {"not an object", R"([1,2])", "pod: expected object, got array"},
       {"malformed", R"({"metadata":{"name":"p",)", "pod \"p\": metadata: invalid JSON"},
       {"empty", "", "pod: invalid JSON"},
+      {"trailing content", R"({"metadata":{"name":"p"}}, {"x":1})", "unexpected content after the JSON value"},
   };
   for (const auto& c : cases) {
     auto pod = DecodePod(c.json);

@@ -23,6 +23,9 @@ struct Kind;
 // buffer lacks simdjson's padding.
 bool Iterate(JsonParser::Impl& p, const JsonText& json, od::document& doc, DecodeError& err);
 bool RootValue(od::document& doc, od::value& v, DecodeError& err);
+// True when the whole text has been read: anything after the root value (which the
+// on-demand parser would otherwise never look at) is broken input.
+bool AtEnd(od::document& doc, DecodeError& err);
 bool ParseEventType(std::string_view s, WatchEventType& t);
 // The parser of the calling thread, for the decode functions without a parser argument.
 JsonParser& ThreadParser();
@@ -52,7 +55,7 @@ StatusOr<std::shared_ptr<const T>> DecodeOne(JsonParser& parser, const JsonText&
   if (!Iterate(parser.impl(), json, doc, err) || !RootValue(doc, root, err)) {
     return InvalidArgument(ObjectError(*obj, err));
   }
-  if (!Kind<T>::Decode(root, *obj, err)) return InvalidArgument(ObjectError(*obj, err));
+  if (!Kind<T>::Decode(root, *obj, err) || !AtEnd(doc, err)) return InvalidArgument(ObjectError(*obj, err));
   return std::shared_ptr<const T>(std::move(obj));
 }
 
@@ -113,6 +116,7 @@ StatusOr<ObjectList<T>> DecodeList(JsonParser& parser, const JsonText& json) {
     }
     return true;
   });
+  if (ok) ok = AtEnd(doc, err);
   if (!ok) return fail(item_error.empty() ? err.Describe() : item_error);
   return list;
 }
@@ -170,6 +174,7 @@ StatusOr<WatchEvent<T>> DecodeEvent(JsonParser& parser, const JsonText& json) {
     return true;
   });
   if (ok && !have_type) ok = err.Fail("missing \"type\"");
+  if (ok) ok = AtEnd(doc, err);
   if (ok && !deferred.empty()) {
     DecodeError inner;
     ok = Iterate(parser.impl(), JsonText(deferred), doc, inner) && RootValue(doc, root, inner) &&

@@ -42,6 +42,12 @@ class DecodeError {
   // than a well-formed value of the wrong type or content: callers may skip one bad
   // object in a readable document, but not a document they cannot read.
   bool malformed() const { return malformed_; }
+  // Broken text found by a check of our own (e.g. content after the root value).
+  bool FailMalformed(std::string message) {
+    Fail(std::move(message));
+    malformed_ = true;
+    return false;
+  }
   // Prepend a path element while unwinding; both return false.
   bool InField(std::string_view name);
   bool AtIndex(size_t index);

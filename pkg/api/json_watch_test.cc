@@ -78,6 +78,9 @@ TEST(JsonWatchTest, RejectsBadEvents) {
       // No object where one is required: an error, never a null object.
       {R"({"type":"ADDED"})", "watch event: missing \"object\""},
       {R"({"type":"DELETED"})", "watch event: missing \"object\""},
+      // Text after the root value is broken input, never silently ignored.
+      {R"({"type":"ADDED","object":{"metadata":{"name":"a","namespace":"x"}}} {"type":"DELETED"})",
+       "unexpected content after the JSON value"},
   };
   for (const auto& c : cases) {
     auto ev = DecodePodWatchEvent(c.line);

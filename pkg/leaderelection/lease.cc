@@ -140,6 +140,12 @@ StatusOr<LeaseObject> DecodeLease(std::string_view json) {
       if (Status s = DecodeSpec(val, lease.record); !s.ok()) return s;
     }
   }
+  // Text after the root object is broken input (and the metadata we echo back must come
+  // from a document that was read whole).
+  const char* at = nullptr;
+  if (auto e = doc.current_location().get(at); e != simdjson::OUT_OF_BOUNDS) {
+    return e ? JsonError("document", e) : InvalidArgument("lease: unexpected content after the JSON value");
+  }
   // raw_json() keeps trailing whitespace; trim it so the echoed text is tidy.
   while (!lease.raw_metadata.empty() && std::isspace(static_cast<unsigned char>(lease.raw_metadata.back())))
     lease.raw_metadata.pop_back();

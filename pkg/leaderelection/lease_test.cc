@@ -75,6 +75,12 @@ TEST(LeaseTest, RepeatedMetadataKeyTakesTheLastOneWhole) {
   EXPECT_EQ(again->resource_version, lease->resource_version);
 }
 
+TEST(LeaseTest, TrailingContentIsRejected) {
+  auto lease = DecodeLease(R"({"metadata":{"name":"a","resourceVersion":"1"},"spec":{}} {"x":1})");
+  ASSERT_FALSE(lease.ok());
+  EXPECT_NE(lease.status().message().find("after the JSON value"), std::string::npos) << lease.status().ToString();
+}
+
 TEST(LeaseTest, NewLeaseNamesTheObject) {
   std::string body = EncodeNewLease("kube-system", "ksched", {.holder_identity = "a"});
   auto back = DecodeLease(body);
