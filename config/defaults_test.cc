@@ -1,3 +1,4 @@
+#include "config/effective_plugins.h"
 #include "config/defaults.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,7 @@
 // Expansion of a defaulted profile into per-point plugin lists (upstream's NewFramework:
 // updatePluginList, expandMultiPointPlugins, getScoreWeights).
+#include "config/effective_plugins.h"
+
 #include <algorithm>
 #include <limits>
 #include <set>

@@ -1,5 +1,6 @@
 // The YAML/JSON emitters, the YAML -> JSON conversion with Kubernetes' scalar typing, and
 // /configz's JSON encoding of the configuration.
+#include "config/encode.h"
 #include "config/emitter.h"
 
 #include <gtest/gtest.h>

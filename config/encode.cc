@@ -1,5 +1,7 @@
 // EncodeConfig / EncodeConfigJSON: the effective configuration with upstream's (sorted)
 // key order, one walk for both formats.
+#include "config/encode.h"
+
 #include <algorithm>
 
 #include "config/defaults.h"

@@ -22,12 +22,4 @@ StatusOr<KubeSchedulerConfiguration> LoadConfigFromString(std::string_view yaml)
 // As above; a missing or unreadable file, or one over kMaxConfigBytes, is an error.
 StatusOr<KubeSchedulerConfiguration> LoadConfigFile(const std::string& path);
 
-// The configuration as YAML, keys sorted like upstream's --write-config-to output; loading
-// the text again gives an equal configuration.
-std::string EncodeConfig(const KubeSchedulerConfiguration& cfg);
-// The same fields as compact JSON (camelCase v1 names, durations as "15s").
-std::string EncodeConfigJSON(const KubeSchedulerConfiguration& cfg);
-// The /configz body: {"componentconfig": <EncodeConfigJSON>}, as kube-scheduler serves it.
-std::string EncodeConfigz(const KubeSchedulerConfiguration& cfg);
-
 }  // namespace ksched::config

@@ -1,3 +1,5 @@
+#include "config/effective_plugins.h"
+#include "config/encode.h"
 #include "config/load.h"
 
 #include <gtest/gtest.h>

@@ -23,6 +23,7 @@
 #include <variant>
 #include <vector>
 
+#include "config/effective_plugins.h"
 #include "config/defaults.h"
 #include "config/types.h"
 #include "pkg/cache/cache.h"

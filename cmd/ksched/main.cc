@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cmd/ksched/flags.h"
+#include "config/encode.h"
 #include "config/defaults.h"
 #include "config/load.h"
 #include "config/validate.h"

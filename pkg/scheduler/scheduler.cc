@@ -1,5 +1,6 @@
 #include "pkg/scheduler/scheduler.h"
 
+#include "config/effective_plugins.h"
 #include "config/defaults.h"
 #include "pkg/scheduler/event_handlers.h"
 #include "pkg/util/log.h"

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "config/effective_plugins.h"
+#include "config/encode.h"
 #include "config/defaults.h"
 #include "config/load.h"
 #include "config/validate.h"

@@ -1,5 +1,6 @@
 // Framework construction from a profile, and its queue-facing accessors. The Run*
 // methods live in framework_run.cc.
+#include "config/effective_plugins.h"
 #include "pkg/framework/runtime/framework.h"
 
 #include <set>

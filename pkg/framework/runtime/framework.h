@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/effective_plugins.h"
 #include "config/defaults.h"
 #include "config/types.h"
 #include "pkg/cache/snapshot.h"
