@@ -29,6 +29,15 @@ class QueueSortPlugin : public virtual Plugin {
 
 using LessFn = std::function<bool(const QueuedPodInfo&, const QueuedPodInfo&)>;
 
+// The default activeQ order (the PrioritySort plugin's, upstream's Less): higher
+// .spec.priority first; among equal priorities, the pod queued (or last failed) earlier.
+// The queue uses it when no QueueSort plugin is given, without depending on a plugin.
+inline bool PriorityLess(const QueuedPodInfo& a, const QueuedPodInfo& b) {
+  const int32_t pa = a.pod_info.priority;
+  const int32_t pb = b.pod_info.priority;
+  return pa > pb || (pa == pb && a.timestamp < b.timestamp);
+}
+
 // Runs when a pod is about to enter activeQ. A non-success status keeps the pod out of
 // activeQ (it waits, "gated", in unschedulablePods) until an update lets it pass. Runs
 // under the queue's lock: must be cheap and must not call into the queue.

@@ -4,7 +4,6 @@
 #include <iterator>
 #include <utility>
 
-#include "pkg/framework/plugins/queuesort/priority_sort.h"
 #include "pkg/queue/backoff.h"
 #include "pkg/queue/pod_matching.h"
 #include "pkg/util/log.h"
@@ -35,7 +34,7 @@ PriorityQueue::PriorityQueue(QueueOptions options)
     : options_(std::move(options)),
       clock_(*options_.clock),
       metrics_(options_.metrics != nullptr ? *options_.metrics : NoopQueueMetricsRecorder()),
-      less_(options_.less ? options_.less : framework::LessFn(&framework::plugins::PrioritySortLess)),
+      less_(options_.less ? options_.less : framework::LessFn(&framework::PriorityLess)),
       default_profile_{std::move(options_.pre_enqueue_plugins), std::move(options_.cluster_event_map)},
       active_(ActiveLess{options_.less ? &less_ : nullptr}) {
   metrics_.SetPendingPodsSource([this] { return PendingCounts(); });

@@ -2,14 +2,6 @@
 
 namespace ksched::framework::plugins {
 
-bool PrioritySortLess(const QueuedPodInfo& a, const QueuedPodInfo& b) {
-  int32_t pa = a.pod_info.priority;
-  int32_t pb = b.pod_info.priority;
-  return pa > pb || (pa == pb && a.timestamp < b.timestamp);
-}
-
-bool PrioritySort::Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
-  return PrioritySortLess(a, b);
-}
+bool PrioritySort::Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const { return PriorityLess(a, b); }
 
 }  // namespace ksched::framework::plugins

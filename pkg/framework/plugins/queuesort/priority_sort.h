@@ -1,5 +1,4 @@
-// PrioritySort: the default QueueSort plugin. Higher .spec.priority first; among equal
-// priorities, the pod that entered the queue (or last failed) earlier first.
+// PrioritySort: the default QueueSort plugin, framework::PriorityLess as a plugin.
 #pragma once
 
 #include <string_view>
@@ -15,9 +14,5 @@ class PrioritySort final : public QueueSortPlugin {
   std::string_view Name() const override { return kName; }
   bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const override;
 };
-
-// The same ordering as a free function, for callers that need a LessFn without an
-// instance (the queue's default).
-bool PrioritySortLess(const QueuedPodInfo& a, const QueuedPodInfo& b);
 
 }  // namespace ksched::framework::plugins
