@@ -19,6 +19,7 @@
 
 #include "pkg/metrics/metrics.h"
 #include "pkg/server/handler.h"
+#include "tests/fakes/fake_authorizer.h"
 
 namespace ksched::server {
 namespace {
@@ -76,17 +77,14 @@ CurlResult Get(int port, const std::string& path, const std::string& cert_pem, c
   return result;
 }
 
-class FakeAuthorizer : public Authorizer {
- public:
-  StatusOr<bool> Allowed(const std::string& token, const std::string& path, const std::string& verb) override {
-    ++calls;
-    EXPECT_EQ(verb, "get");
-    if (token == "broken") return Unavailable("apiserver down");
-    if (token == "unknown") return Status(StatusCode::kUnauthenticated, "Unauthorized");
-    return token == "allowed" && path == "/metrics";
-  }
-  std::atomic<int> calls{0};
-};
+// The ladder the tests expect: "allowed" may get /metrics; "broken" cannot be checked
+// (the apiserver is down); "unknown" is not a valid token; anything else is denied.
+StatusOr<bool> Decide(const std::string& token, const std::string& path, const std::string& verb) {
+  EXPECT_EQ(verb, "get");
+  if (token == "broken") return Unavailable("apiserver down");
+  if (token == "unknown") return Status(StatusCode::kUnauthenticated, "Unauthorized");
+  return token == "allowed" && path == "/metrics";
+}
 
 class ServerTest : public ::testing::Test {
  protected:
@@ -102,7 +100,7 @@ class ServerTest : public ::testing::Test {
     ASSERT_TRUE(s.ok()) << s.message();
   }
 
-  FakeAuthorizer authz_;
+  ksched::testing::FakeAuthorizer authz_{Decide};
   std::atomic<bool> ready_{false};
   int port_ = 0;
   std::unique_ptr<Server> server_;
@@ -200,16 +198,11 @@ TEST_F(ServerTest, StopClosesThePort) {
 // Token checks are round trips to the apiserver. A flood of requests with random tokens
 // must not take the listener's threads: /healthz stays fast, and past the pending bound
 // the flood is answered 429 at once instead of queuing.
-class SlowAuthorizer : public Authorizer {
- public:
-  StatusOr<bool> Allowed(const std::string&, const std::string&, const std::string&) override {
+TEST(ServerFloodTest, TokenFloodDoesNotStarveHealthz) {
+  ksched::testing::FakeAuthorizer slow([](const std::string&, const std::string&, const std::string&) -> StatusOr<bool> {
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     return false;
-  }
-};
-
-TEST(ServerFloodTest, TokenFloodDoesNotStarveHealthz) {
-  SlowAuthorizer slow;
+  });
   ServerOptions options;
   options.bind_address = "127.0.0.1";
   options.secure_port = FreePort();
