@@ -104,6 +104,23 @@ TEST(JsonWatchTest, WrongKindIsASkippableObjectError) {
   EXPECT_TRUE(ok->object_error.empty());
 }
 
+// A 10,000-deep value inside an event never overflows the stack: the decoders only
+// recurse along the API's own (shallow) structure and step over anything else
+// iteratively. In a field we do not read it is skipped; in one we read it is a wrong type.
+TEST(JsonWatchTest, DeepNestingIsNeverACrash) {
+  const std::string deep = std::string(10000, '[') + std::string(10000, ']');
+  auto skipped =
+      DecodePodWatchEvent(R"({"type":"ADDED","object":{"metadata":{"name":"a","namespace":"x"},"spec":{"x":)" + deep +
+                          "}}}");
+  ASSERT_TRUE(skipped.ok()) << skipped.status().ToString();
+  EXPECT_TRUE(skipped->object_error.empty());
+  EXPECT_EQ(skipped->object->Key(), "x/a");
+  auto wrong = DecodePodWatchEvent(R"({"type":"ADDED","object":{"metadata":{"name":"a","namespace":"x","labels":)" +
+                                   deep + "}}}");
+  ASSERT_TRUE(wrong.ok()) << wrong.status().ToString();
+  EXPECT_NE(wrong->object_error.find("metadata.labels"), std::string::npos) << wrong->object_error;
+}
+
 TEST(JsonWatchTest, SkippableEvents) {
   auto unknown = DecodePodWatchEvent(R"({"type":"RENAMED","object":{}})");
   ASSERT_TRUE(unknown.ok()) << unknown.status().ToString();

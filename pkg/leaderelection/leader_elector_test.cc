@@ -413,6 +413,33 @@ TEST(LeaderElectorTest, LosesLeadershipWhenRenewalsFailForRenewDeadline) {
   EXPECT_EQ(s.message(), "failed election to renew leadership on lease kube-system/ksched");
 }
 
+// A 429 storm (with Retry-After far longer than the renew deadline) on the lease
+// requests: the elector does not sleep out Retry-After (its calls do not retry in the
+// client); it tries again each retry period, and the rounds that get through keep the
+// lease for as long as the storm lasts (here one request in three is refused).
+TEST(LeaderElectorTest, KeepsTheLeaseThroughA429Storm) {
+  FakeLeaseClient client;
+  SteppingClock clock;
+  Events ev;
+  auto o = Options(client, clock, "a");
+  o.callbacks = ev.Callbacks();
+  auto le = MustNew(o);
+  le->Start();
+  ASSERT_TRUE(clock.Settle(1));
+  ASSERT_EQ(ev.Get(ev.started), 1);
+  std::atomic<int> calls{0};
+  client.SetFault([&](const informers::Request&) {
+    return calls++ % 3 == 0 ? Status(StatusCode::kResourceExhausted, "TooManyRequests (Retry-After: 30)")
+                            : Status::OK();
+  });
+  for (int t = 1; t <= 40; ++t) {
+    ASSERT_TRUE(clock.Step(1s)) << "t0+" << t << "s";
+    EXPECT_TRUE(le->IsLeader()) << "t0+" << t << "s";
+  }
+  EXPECT_EQ(ev.Get(ev.stopped), 0);
+  EXPECT_GE(calls.load(), 20);  // it kept trying, each retry period, through the storm
+}
+
 TEST(LeaderElectorTest, LosesLeadershipWhenAnotherTookTheLease) {
   FakeLeaseClient client;
   SteppingClock clock;
