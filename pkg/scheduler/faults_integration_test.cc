@@ -122,17 +122,6 @@ TEST(FaultsIntegrationTest, PodDeletedDuringAWatchGapFreesItsNode) {
   EXPECT_EQ(h.pods().Get("fault-gap/first"), nullptr);
 }
 
-// Releases pods held at Permit only when the test says so.
-class HoldAtPermit final : public framework::PermitPlugin {
- public:
-  std::string_view Name() const override { return "HoldAtPermit"; }
-  framework::Status Permit(framework::CycleState&, const api::Pod&, std::string_view,
-                           std::chrono::milliseconds& timeout) override {
-    timeout = std::chrono::seconds(60);
-    return framework::Status(framework::Code::kWait);
-  }
-};
-
 // Case 10: the pod is deleted and recreated under the same name (a new UID) while its
 // bind is pending. The old attempt never binds; the new pod is scheduled on its own and
 // bound exactly once. (ksched's binding carries the pod's UID, as upstream's binder, so
@@ -141,12 +130,7 @@ TEST(FaultsIntegrationTest, SameNameNewUidWhileTheBindIsPending) {
   auto c = ksched::testing::AdminClient();
   ksched::testing::CreateNamespace(*c, "fault-uid");
   CreateNode(*c, "fault-uid-node", "4", "fault-uid");
-  Harness h({"ksched-uid"}, [](config::KubeSchedulerProfile& p, framework::Registry& r) {
-    r["HoldAtPermit"] = [](const config::PluginArgs&, framework::Handle&) -> StatusOr<std::unique_ptr<framework::Plugin>> {
-      return std::unique_ptr<framework::Plugin>(std::make_unique<HoldAtPermit>());
-    };
-    p.plugins.permit.enabled.push_back({"HoldAtPermit", 0});
-  });
+  Harness h({"ksched-uid"}, ksched::testing::EnableHoldAtPermit);
   auto* fwk = h.scheduler().FrameworkFor("ksched-uid");
   ASSERT_NE(fwk, nullptr);
   auto waiting_uid = [&](std::string& uid) {

@@ -109,27 +109,11 @@ TEST(SchedulerIntegrationTest, UnschedulablePodGetsConditionAndEventThenFitsWhen
   }, 10s));
 }
 
-// Holds every pod at Permit (Wait, 60 s), so a test can act while its bind is pending.
-class HoldAtPermit final : public framework::PermitPlugin {
- public:
-  std::string_view Name() const override { return "HoldAtPermit"; }
-  framework::Status Permit(framework::CycleState&, const api::Pod&, std::string_view,
-                           std::chrono::milliseconds& timeout) override {
-    timeout = std::chrono::seconds(60);
-    return framework::Status(framework::Code::kWait);
-  }
-};
-
 TEST(SchedulerIntegrationTest, PodDeletedWhileInFlightIsNeverBound) {
   auto c = Client();
   Post(*c, "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"inflight"}})");
   CreateNode(*c, "inflight-node", "8", "inflight");
-  Harness h({"ksched-hold"}, [](config::KubeSchedulerProfile& p, framework::Registry& r) {
-    r["HoldAtPermit"] = [](const config::PluginArgs&, framework::Handle&) -> StatusOr<std::unique_ptr<framework::Plugin>> {
-      return std::unique_ptr<framework::Plugin>(std::make_unique<HoldAtPermit>());
-    };
-    p.plugins.permit.enabled.push_back({"HoldAtPermit", 0});
-  });
+  Harness h({"ksched-hold"}, ksched::testing::EnableHoldAtPermit);
   Post(*c, "/api/v1/namespaces/inflight/pods", PodBody("inflight", "doomed", "ksched-hold", "100m", "inflight"));
   auto* fwk = h.scheduler().FrameworkFor("ksched-hold");
   ASSERT_NE(fwk, nullptr);

@@ -50,6 +50,26 @@ inline api::ObjectList<api::Pod> ListPods(informers::ApiClient& c, const std::st
   return std::move(*l);
 }
 
+// Holds every pod at Permit (Wait, 60 s), so a test can act while its bind is pending and
+// then Allow or Reject it through the framework's waiting pods.
+class HoldAtPermit final : public framework::PermitPlugin {
+ public:
+  std::string_view Name() const override { return "HoldAtPermit"; }
+  framework::Status Permit(framework::CycleState&, const api::Pod&, std::string_view,
+                           std::chrono::milliseconds& timeout) override {
+    timeout = std::chrono::seconds(60);
+    return framework::Status(framework::Code::kWait);
+  }
+};
+
+// A SchedulerHarness customisation that enables HoldAtPermit in a profile.
+inline void EnableHoldAtPermit(config::KubeSchedulerProfile& p, framework::Registry& r) {
+  r["HoldAtPermit"] = [](const config::PluginArgs&, framework::Handle&) -> StatusOr<std::unique_ptr<framework::Plugin>> {
+    return std::unique_ptr<framework::Plugin>(std::make_unique<HoldAtPermit>());
+  };
+  p.plugins.permit.enabled.push_back({"HoldAtPermit", 0});
+}
+
 class SchedulerHarness {
  public:
   // `customize` may add plugins to the registry and enable them in each profile.
