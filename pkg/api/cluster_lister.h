@@ -5,7 +5,9 @@
 // only the labels and selectors these lookups read.
 #pragma once
 
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +16,22 @@
 #include "pkg/api/types.h"
 
 namespace ksched::api {
+
+// A PodDisruptionBudget as preemption reads it (policy/v1 or policy/v1beta1): which pods
+// it covers and how many of them may still be disrupted (upstream
+// filterPodsWithPDBViolation in defaultpreemption reads nothing else).
+struct DisruptionBudget {
+  std::string namespace_;
+  std::string name;
+  // spec.selector, parsed. A budget whose selector is absent, empty or invalid covers no
+  // pod (upstream skips `selector.Empty()`), and is not returned by the lister at all.
+  LabelSelectorMatcher selector;
+  int32_t disruptions_allowed = 0;  // status.disruptionsAllowed
+  // status.disruptedPods' names: evictions the API server has already counted, which
+  // preemption does not count again.
+  std::set<std::string, std::less<>> disrupted_pods;
+};
+using DisruptionBudgetPtr = std::shared_ptr<const DisruptionBudget>;
 
 class ClusterLister {
  public:
@@ -29,6 +47,8 @@ class ClusterLister {
   // appended to match_expressions, all in the pod's namespace. An empty selector when
   // nothing selects the pod (then no system-default spreading applies).
   virtual LabelSelector DefaultSpreadSelector(const Pod& pod) const = 0;
+  // The PodDisruptionBudgets of namespace `ns` that cover any pod, by name.
+  virtual std::vector<DisruptionBudgetPtr> DisruptionBudgets(std::string_view ns) const { return {}; }
 };
 
 // Knows no objects: no namespace labels, no selectors.
