@@ -39,6 +39,24 @@ constexpr auto kShutdownGrace = std::chrono::seconds(30);
 constexpr auto kFreshReadTimeout = std::chrono::milliseconds(10000);  // per try, as leader
 constexpr auto kWriteFlushGrace = std::chrono::seconds(10);
 
+// Whether the API server is at least 1.`minor` (GET /version; "minor" may carry a
+// suffix such as "27+"). False when it cannot be asked: the feature then stays off.
+bool ServerAtLeastMinor(informers::ApiClient& client, int minor) {
+  auto r = client.Do({.path = "/version"});
+  if (!r.ok()) {
+    KLOG(WARNING) << "GET /version: " << r.status().ToString();
+    return false;
+  }
+  // The first number after the key, in {"major": "1", "minor": "27+", ...}.
+  auto number = [&b = r->body](std::string_view key) {
+    size_t pos = b.find(key);
+    if (pos != std::string::npos) pos = b.find_first_of("0123456789", pos + key.size());
+    return pos == std::string::npos ? -1 : std::atoi(b.c_str() + pos);
+  };
+  const int major = number("\"major\""), got = number("\"minor\"");
+  return major > 1 || (major == 1 && got >= minor);
+}
+
 std::string Hostname() {
   char buf[256] = {};
   if (gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
@@ -146,6 +164,9 @@ int Run(const cmd::Flags& flags) {
   so.pod_max_in_unschedulable = flags.pod_max_in_unschedulable_pods_duration;
   so.pod_lister = [&pods](const std::string& key) { return pods.Get(key); };
   so.cluster_lister = &listers;
+  // Preemption marks its victims with the DisruptionTarget condition where the server
+  // knows the condition (1.26 on), as kube-scheduler does.
+  so.disruption_target_condition = ServerAtLeastMinor(**write_client, 26);
   so.queue_metrics = &metrics;
   so.framework_metrics = &metrics;
   so.metrics = &metrics;

@@ -304,6 +304,7 @@ bool DecodePodStatus(od::value& v, PodStatus& s, DecodeError& err) {
       return ReadPodScheduledCondition(fv, s.conditions, err);
     }
     if (key == "nominatedNodeName") return ReadString(fv, s.nominated_node_name, err);
+    if (key == "startTime") return ReadString(fv, s.start_time, err);
     return true;
   });
 }

@@ -410,7 +410,7 @@ std::string EncodePod(const Pod& pod) {
   WriteMeta(w, pod.metadata);
   WritePodSpec(w, pod.spec);
   const PodStatus& s = pod.status;
-  if (!s.phase.empty() || !s.conditions.empty() || !s.nominated_node_name.empty()) {
+  if (!s.phase.empty() || !s.conditions.empty() || !s.nominated_node_name.empty() || !s.start_time.empty()) {
     w.Key("status");
     w.BeginObject();
     w.FieldIfSet("phase", s.phase);
@@ -425,6 +425,7 @@ std::string EncodePod(const Pod& pod) {
       w.EndObject();
     });
     w.FieldIfSet("nominatedNodeName", s.nominated_node_name);
+    w.FieldIfSet("startTime", s.start_time);
     w.EndObject();
   }
   w.EndObject();

@@ -257,6 +257,7 @@ struct PodStatus {
   // (the kubelet's Ready/Initialized/... would cost ~200 bytes each per pod).
   std::vector<PodCondition> conditions;
   std::string nominated_node_name;
+  std::string start_time;  // RFC 3339; empty until the kubelet starts the pod
   bool operator==(const PodStatus&) const = default;
 };
 

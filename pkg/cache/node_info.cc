@@ -326,13 +326,17 @@ void NodeInfo::AddPod(api::PodPtr pod) {
   e.has_affinity = api::HasPodAffinityTerms(*pod);
   e.has_required_anti_affinity = api::HasRequiredPodAntiAffinity(*pod);
   if (e.has_affinity) e.affinity_terms = api::ParsePodAffinityTerms(*pod);
+  e.pod = std::move(pod);
+  AddPodEntry(std::move(e));
+}
+
+void NodeInfo::AddPodEntry(PodEntry e) {
   requested_.Add(e.request.request);
   non_zero_requested_.milli_cpu = SaturatingAdd(non_zero_requested_.milli_cpu, e.request.non_zero_milli_cpu);
   non_zero_requested_.memory = SaturatingAdd(non_zero_requested_.memory, e.request.non_zero_memory);
-  for (const HostPort& p : PodHostPorts(*pod)) used_ports_.Add(p);
+  for (const HostPort& p : PodHostPorts(*e.pod)) used_ports_.Add(p);
   if (e.has_affinity) ++pods_with_affinity_;
   if (e.has_required_anti_affinity) ++pods_with_required_anti_affinity_;
-  e.pod = std::move(pod);
   pods_.push_back(std::move(e));
   generation_ = NextGeneration();
 }

@@ -125,6 +125,8 @@ class NodeInfo {
   const std::string& name() const;
 
   void AddPod(api::PodPtr pod);
+  // Adds an entry computed earlier (e.g. one taken off a copy of this node).
+  void AddPodEntry(PodEntry entry);
   // Removes the pod with this pod's uid (or namespace/name when uids are empty).
   // Returns false if it was not on this node.
   bool RemovePod(const api::Pod& pod);

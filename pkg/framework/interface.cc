@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 
 namespace ksched::framework {
 
@@ -24,6 +25,42 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
   return out;
 }
 
+std::string NodesAvailableMessage(int num_all_nodes, const NodeToStatusMap& statuses) {
+  std::map<std::string_view, int> counts;
+  for (const auto& [node, status] : statuses) {
+    for (const std::string& reason : status.reasons()) ++counts[reason];
+  }
+  std::vector<std::string> parts;
+  parts.reserve(counts.size());
+  for (const auto& [reason, n] : counts) parts.push_back(std::to_string(n) + " " + std::string(reason));
+  std::sort(parts.begin(), parts.end());
+  std::string msg = "0/" + std::to_string(num_all_nodes) + " nodes are available: ";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) msg += ", ";
+    msg += parts[i];
+  }
+  msg += ".";
+  return msg;
+}
+
+namespace {
+Status NoPluginRunner() { return Status::Error("this framework handle cannot run plugins"); }
+}  // namespace
+
+Status Handle::RunFilterPluginsWithNominatedPods(const CycleState&, const api::Pod&, const cache::NodeInfo&) const {
+  return NoPluginRunner();
+}
+Status Handle::RunPreFilterExtensionAddPod(CycleState&, const api::Pod&, const cache::PodEntry&,
+                                           const cache::NodeInfo&) const {
+  return NoPluginRunner();
+}
+Status Handle::RunPreFilterExtensionRemovePod(CycleState&, const api::Pod&, const cache::PodEntry&,
+                                              const cache::NodeInfo&) const {
+  return NoPluginRunner();
+}
+void Handle::ParallelizeUntil(int n, const std::function<void(int)>& fn, const std::atomic<bool>* stop) {
+  for (int i = 0; i < n && !(stop != nullptr && stop->load()); ++i) fn(i);
+}
 
 PreFilterResult PreFilterResult::Merge(const PreFilterResult& other) const {
   if (AllNodes()) return other;

@@ -7,6 +7,7 @@
 // the scheduling thread (PreFilter .. Permit) or on one binding worker (PreBind .. PostBind).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -97,6 +98,11 @@ class CycleState {
 // Per-node statuses of a failed Filter phase: node name -> the first rejecting status.
 using NodeToStatusMap = std::unordered_map<std::string, Status>;
 
+// "0/3 nodes are available: 1 node(s) had untolerated taint {k: v}, 2 Insufficient cpu."
+// (upstream FitError.Error(): each reason counted over the nodes, "N reason", sorted as
+// whole strings, joined with ", ").
+std::string NodesAvailableMessage(int num_all_nodes, const NodeToStatusMap& statuses);
+
 // ---- the snapshot plugins read ---------------------------------------------------------------
 
 // Pods nominated to run on nodes (by preemption), so filters can account for them.
@@ -107,6 +113,31 @@ class PodNominator {
   virtual std::vector<api::PodPtr> NominatedPodsForNode(std::string_view node_name) const = 0;
   // False when no pod is nominated anywhere: lets filters skip the per-node lookup.
   virtual bool HasNominatedPods() const { return true; }
+  // The node `pod` is nominated to: the scheduler's own record, which is ahead of the
+  // API server's .status.nominatedNodeName while that write is in flight.
+  virtual std::string NominatedNodeName(const api::Pod& pod) const { return pod.status.nominated_node_name; }
+};
+
+// What preemption asks of the scheduler (implemented with the API client and the queue,
+// so the framework never talks to the API server itself). Thread-safe.
+class PodPreemptor {
+ public:
+  virtual ~PodPreemptor() = default;
+  // Evicts `victim` to make room for `preemptor` on `node`: the DisruptionTarget
+  // condition where the server knows it, the DELETE, then a Preempted event on the
+  // victim. `done` runs exactly once, on any thread, and must be quick; a victim that is
+  // already gone counts as success.
+  virtual void PreemptVictim(const api::PodPtr& victim, const api::PodPtr& preemptor, std::string_view node,
+                             std::function<void(ksched::Status)> done) = 0;
+  // Drops `pod`'s nomination: from the nominator at once, and from its
+  // .status.nominatedNodeName on the server (asynchronously).
+  virtual void ClearNomination(const api::PodPtr& pod) = 0;
+  // An asynchronous preemption for `preemptor` failed: its nomination is cleared and
+  // it goes back to activeQ, so it never waits for victims that will not leave.
+  virtual void PreemptionFailed(const api::PodPtr& preemptor) = 0;
+  // scheduler_preemption_attempts_total and scheduler_preemption_victims.
+  virtual void ObservePreemptionAttempt() {}
+  virtual void ObserveVictims(int count) {}
 };
 
 // Writes that bind plugins need (implemented by the scheduler with the API client, so
@@ -135,6 +166,27 @@ class Handle {
   // Namespaces' labels and the selectors of Services and workload controllers (for
   // InterPodAffinity's namespaceSelector and PodTopologySpread's system defaults).
   virtual const api::ClusterLister& Lister() const { return api::EmptyClusterLister(); }
+
+  // ---- for preemption's what-if runs (the runtime implements them; a bare handle
+  // cannot run plugins) ----
+  virtual PodPreemptor* Preemptor() { return nullptr; }
+  // The profile's Filter plugins as the scheduling cycle runs them, nominated pods
+  // included (runtime::Framework::RunFilterPluginsWithNominatedPods).
+  virtual Status RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
+                                                   const cache::NodeInfo& node) const;
+  // PreFilterExtensions of every PreFilter plugin that ran, in order.
+  virtual Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod_to_schedule,
+                                             const cache::PodEntry& pod_to_add, const cache::NodeInfo& node) const;
+  virtual Status RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod_to_schedule,
+                                                const cache::PodEntry& pod_to_remove,
+                                                const cache::NodeInfo& node) const;
+  // fn(i) for every i in [0, n) on the cycle's worker pool; no piece starts once *stop.
+  // Not from inside Filter or Score (the pool is theirs).
+  virtual void ParallelizeUntil(int n, const std::function<void(int)>& fn, const std::atomic<bool>* stop);
+  // Rejects a pod waiting at Permit (a preemption victim); false if it was not waiting.
+  virtual bool RejectWaitingPod(std::string_view uid, std::string_view plugin, std::string_view message) {
+    return false;
+  }
 };
 
 // ---- extension points --------------------------------------------------------------------------
@@ -172,8 +224,10 @@ class FilterPlugin : public virtual Plugin {
   virtual Status Filter(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node) const = 0;
 };
 
+// What PostFilter decided about the pod's nomination (upstream NominatingInfo):
+// nullopt leaves it as it is, "" clears it, a name nominates the pod to that node.
 struct PostFilterResult {
-  std::string nominated_node_name;
+  std::optional<std::string> nominated_node_name;
 };
 
 class PostFilterPlugin : public virtual Plugin {

@@ -70,9 +70,8 @@ class Metrics final : public queue::QueueMetricsRecorder,
   void ObserveAlgorithm(double seconds) override;
   void ObservePodScheduled(int attempts, double seconds) override;
 
-  // Preemption (PostFilter): one attempt, and how many victims it chose.
-  void ObservePreemptionAttempt();
-  void ObservePreemptionVictims(int victims);
+  void ObservePreemptionAttempt() override;
+  void ObservePreemptionVictims(int victims) override;
 
   // scheduler_goroutines{operation}: `source` is read at scrape time (e.g. "binding" ->
   // binding workers currently busy). An empty function unregisters the operation.

@@ -383,7 +383,9 @@ Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, int64_
 
   Entry* e = Insert(std::move(info));
   SubQueue q = Requeue(e, s, kScheduleAttemptFailure, now);
-  nominator_.AddNominatedPod(e->info->pod_ptr());
+  // A nomination the pod's status does not carry yet (the scheduler's write of
+  // nominatedNodeName may still be in flight) is kept, not dropped with the requeue.
+  nominator_.UpdateNominatedPod(e->info->pod(), e->info->pod_ptr());
   if (q == SubQueue::kActive) cv_.notify_one();
   return Status::OK();
 }

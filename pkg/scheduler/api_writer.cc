@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <utility>
 
 #include "pkg/api/json.h"
 #include "pkg/api/time_format.h"
@@ -57,9 +58,11 @@ StatusOr<api::PodPtr> ApiWriter::GetPod(const api::Pod& pod) {
   return api::DecodePod(r->body);
 }
 
-void ApiWriter::PatchPodScheduledFalse(const api::Pod& pod, std::string_view reason, std::string_view message) {
+void ApiWriter::PatchPodScheduledFalse(const api::Pod& pod, std::string_view reason, std::string_view message,
+                                       const std::optional<std::string>& nominated_node_name) {
   const api::PodCondition* cur = pod.FindCondition("PodScheduled");
-  if (cur && cur->status == "False" && cur->reason == reason && cur->message == message) return;
+  if (!nominated_node_name && cur && cur->status == "False" && cur->reason == reason && cur->message == message)
+    return;
   api::PodCondition cond;
   cond.type = "PodScheduled";
   cond.status = "False";
@@ -68,22 +71,74 @@ void ApiWriter::PatchPodScheduledFalse(const api::Pod& pod, std::string_view rea
   // The transition time moves only when the status does.
   cond.last_transition_time =
       cur && cur->status == "False" ? cur->last_transition_time : api::FormatTime(options_.clock->WallNow());
+  SendStatusPatch(pod, api::EncodePodScheduledConditionPatch(cond, nominated_node_name), "Error updating pod condition");
+}
+
+void ApiWriter::ClearNominatedNodeName(const api::Pod& pod) {
+  SendStatusPatch(pod, R"({"status":{"nominatedNodeName":null}})", "Cannot clear 'NominatedNodeName' field");
+}
+
+void ApiWriter::SendStatusPatch(const api::Pod& pod, std::string body, std::string_view what) {
   std::string key = pod.Key();
   options_.status_client->Send(
       {.verb = informers::Verb::kPatch,
        .path = PodPath(pod) + "/status",
-       .body = api::EncodePodScheduledConditionPatch(cond),
+       .body = std::move(body),
        .content_type = std::string(informers::kContentStrategicMerge),
        .background = true,
        .retry_connection_errors = true},
-      [key](StatusOr<informers::Response> r) {
+      [key, what = std::string(what)](StatusOr<informers::Response> r) {
         if (!r.ok() && r.status().code() != StatusCode::kNotFound)
-          KLOG(WARNING) << "Error updating pod condition, pod=\"" << key << "\": " << r.status().ToString();
+          KLOG(WARNING) << what << ", pod=\"" << key << "\": " << r.status().ToString();
       });
 }
 
+void ApiWriter::EvictPod(const api::Pod& victim, std::string_view scheduler_name,
+                         std::function<void(ksched::Status)> done) {
+  std::string path = PodPath(victim);
+  std::string del_body = R"({"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":)";
+  api::AppendJsonString(del_body, victim.metadata.uid);
+  del_body += "}}";
+  informers::Request del{.verb = informers::Verb::kDelete, .path = path, .body = std::move(del_body),
+                         .retry_connection_errors = true};
+  // Gone already (404), or the name now belongs to another pod (409 on the uid
+  // precondition): either way this victim no longer holds the room.
+  auto finish = [done](StatusOr<informers::Response> r) {
+    if (r.ok() || r.status().code() == StatusCode::kNotFound || r.status().code() == StatusCode::kConflict) {
+      done(ksched::Status::OK());
+      return;
+    }
+    done(r.status());
+  };
+  if (!options_.disruption_target_condition) {
+    options_.bind_client->Send(std::move(del), std::move(finish));
+    return;
+  }
+  api::PodCondition cond;
+  cond.type = "DisruptionTarget";
+  cond.status = "True";
+  cond.reason = "PreemptionByScheduler";
+  cond.message = std::string(scheduler_name) + ": preempting to accommodate a higher priority pod";
+  cond.last_transition_time = api::FormatTime(options_.clock->WallNow());
+  informers::ApiClient* client = options_.bind_client;
+  client->Send({.verb = informers::Verb::kPatch,
+                .path = path + "/status",
+                .body = api::EncodePodScheduledConditionPatch(cond),
+                .content_type = std::string(informers::kContentStrategicMerge),
+                .retry_connection_errors = true},
+               [client, del = std::move(del), finish = std::move(finish)](StatusOr<informers::Response> r) mutable {
+                 if (!r.ok()) {
+                   // Not there any more: nothing to delete; other errors fail the eviction.
+                   finish(std::move(r));
+                   return;
+                 }
+                 client->Send(std::move(del), std::move(finish));
+               });
+}
+
 void ApiWriter::RecordEvent(const api::Pod& pod, std::string_view scheduler_name, bool warning,
-                            std::string_view reason, std::string_view action, std::string_view note) {
+                            std::string_view reason, std::string_view action, std::string_view note,
+                            const api::Pod* related) {
   auto now = options_.clock->WallNow();
   std::string n(note);
   if (n.size() > kNoteLengthLimit) n = n.substr(0, kNoteLengthLimit - 4) + " ...";
@@ -109,7 +164,17 @@ void ApiWriter::RecordEvent(const api::Pod& pod, std::string_view scheduler_name
   api::AppendJsonString(b, pod.metadata.uid);
   b += R"(,"resourceVersion":)";
   api::AppendJsonString(b, pod.metadata.resource_version);
-  b += R"(},"note":)";
+  b += "}";
+  if (related != nullptr) {
+    b += R"(,"related":{"apiVersion":"v1","kind":"Pod","namespace":)";
+    api::AppendJsonString(b, related->metadata.namespace_);
+    b += R"(,"name":)";
+    api::AppendJsonString(b, related->metadata.name);
+    b += R"(,"uid":)";
+    api::AppendJsonString(b, related->metadata.uid);
+    b += "}";
+  }
+  b += R"(,"note":)";
   api::AppendJsonString(b, n);
   b += warning ? R"(,"type":"Warning"})" : R"(,"type":"Normal"})";
   std::string key = pod.Key();

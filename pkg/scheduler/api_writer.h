@@ -4,6 +4,8 @@
 // or two.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +21,9 @@ struct ApiWriterOptions {
   informers::ApiClient* status_client = nullptr;  // condition patches and events (async)
   Clock* clock = &RealClock();
   std::string hostname;  // for the events' reportingInstance
+  // Whether victims get the DisruptionTarget condition before their DELETE (servers
+  // from 1.26 on, where the condition is known; upstream PreemptPod).
+  bool disruption_target_condition = false;
 };
 
 class ApiWriter final : public framework::PodBinder {
@@ -33,17 +38,32 @@ class ApiWriter final : public framework::PodBinder {
 
   // Sets PodScheduled=False with `reason` and `message` unless the pod already carries
   // exactly that condition (upstream skips an empty patch). Asynchronous.
-  void PatchPodScheduledFalse(const api::Pod& pod, std::string_view reason, std::string_view message);
+  // With `nominated_node_name`, .status.nominatedNodeName is written in the same patch
+  // ("" clears it), and the patch is sent even when the condition is unchanged.
+  void PatchPodScheduledFalse(const api::Pod& pod, std::string_view reason, std::string_view message,
+                              const std::optional<std::string>& nominated_node_name = std::nullopt);
+  // Clears .status.nominatedNodeName. Asynchronous.
+  void ClearNominatedNodeName(const api::Pod& pod);
+  // Preemption's eviction of `victim`: the DisruptionTarget condition (when enabled),
+  // then DELETE with the victim's uid as precondition, so a pod re-created under the same
+  // name is never hit. `done` runs once on the client's I/O thread: OK also when the
+  // victim is already gone.
+  void EvictPod(const api::Pod& victim, std::string_view scheduler_name, std::function<void(ksched::Status)> done);
   // The pod as the API server has it now (a read, not the informer's copy): what a bind
   // whose answer was lost actually did. Blocking; not for the client's I/O thread.
   StatusOr<api::PodPtr> GetPod(const api::Pod& pod);
 
   // An events.k8s.io/v1 Event about `pod` from `scheduler_name`. Asynchronous.
   // Notes longer than the API's 1 KiB limit are truncated with " ...".
+  // `related`: a second pod the event is about (the preemptor, on a victim's event).
   void RecordEvent(const api::Pod& pod, std::string_view scheduler_name, bool warning, std::string_view reason,
-                   std::string_view action, std::string_view note);
+                   std::string_view action, std::string_view note, const api::Pod* related = nullptr);
 
  private:
+  // A strategic-merge PATCH of pods/{name}/status on the background lane; failures
+  // other than 404 are logged after `what`.
+  void SendStatusPatch(const api::Pod& pod, std::string body, std::string_view what);
+
   ApiWriterOptions options_;
 };
 

@@ -16,6 +16,9 @@ class SchedulerMetrics {
   virtual void ObserveAlgorithm(double seconds) {}
   // A pod bound after `attempts` attempts, `seconds` after it first entered the queue.
   virtual void ObservePodScheduled(int attempts, double seconds) {}
+  // Preemption (PostFilter): one attempt, and how many victims it chose.
+  virtual void ObservePreemptionAttempt() {}
+  virtual void ObservePreemptionVictims(int victims) {}
 };
 
 }  // namespace ksched::scheduler

@@ -62,13 +62,13 @@ void Scheduler::ScheduleOne() {
 
   if (auto* fit = std::get_if<FitError>(&outcome)) {
     // No node fits: PostFilter (e.g. preemption) may nominate one for a later attempt.
-    framework::Status status(Code::kUnschedulable, fit->Message());
+    std::optional<std::string> nomination;
     if (fwk.HasPostFilterPlugins()) {
       auto [result, pf] = fwk.RunPostFilterPlugins(*attempt->state, pod, fit->diagnosis);
-      if (pf.IsSuccess() && !result.nominated_node_name.empty())
-        queue_->nominator().AddNominatedPod(attempt->info->pod_ptr(), {.mode = queue::NominatingInfo::Mode::kOverride, .node_name = result.nominated_node_name});
+      nomination = std::move(result.nominated_node_name);
+      if (!pf.IsSuccess()) fit->post_filter_message = pf.Message();
     }
-    HandleFailure(*attempt, status, fit);
+    HandleFailure(*attempt, framework::Status(Code::kUnschedulable, fit->Message()), fit, nomination);
     return;
   }
   if (auto* err = std::get_if<framework::Status>(&outcome)) {
@@ -255,7 +255,8 @@ void Scheduler::HandleBindingFailure(std::unique_ptr<Attempt> attempt, const fra
                                         [uid](const api::Pod& p) { return p.metadata.uid != uid; });
 }
 
-void Scheduler::HandleFailure(Attempt& attempt, const framework::Status& status, const FitError* fit_error) {
+void Scheduler::HandleFailure(Attempt& attempt, const framework::Status& status, const FitError* fit_error,
+                              const std::optional<std::string>& nomination) {
   // Pinned: the queued info (and the pod version in it) is handed back to the queue below.
   const api::PodPtr original = attempt.info->pod_ptr();
   const api::Pod& pod = *original;
@@ -293,11 +294,19 @@ void Scheduler::HandleFailure(Attempt& attempt, const framework::Status& status,
     info.pod_info.Update(current);
     if (auto s = queue_->AddUnschedulableIfNotPresent(std::move(attempt.info), attempt.cycle); !s.ok())
       KLOG(ERROR) << "Error occurred while requeueing pod, pod=\"" << pod.Key() << "\": " << s.message();
+    // After the requeue, as upstream's handleSchedulingFailure: the nomination stands
+    // from now on, and filters count the pod on that node.
+    if (nomination)
+      queue_->nominator().AddNominatedPod(current, {.mode = queue::NominatingInfo::Mode::kOverride,
+                                                    .node_name = *nomination});
   }
   if (gone || current->IsAssigned()) return;
   writer_->RecordEvent(*current, attempt.fwk->ProfileName(), /*warning=*/true, "FailedScheduling", "Scheduling",
                        message);
-  writer_->PatchPodScheduledFalse(*current, reason, message);
+  // The nominated node is written with the condition when it changes.
+  std::optional<std::string> write_nomination;
+  if (nomination && *nomination != current->status.nominated_node_name) write_nomination = nomination;
+  writer_->PatchPodScheduledFalse(*current, reason, message, write_nomination);
 }
 
 // Upstream records per-plugin durations in a random 10% of the cycles.

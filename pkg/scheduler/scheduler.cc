@@ -15,12 +15,15 @@ class Scheduler::NominatorView final : public framework::PodNominator {
     return queue ? queue->nominator().NominatedPodsForNode(node_name) : std::vector<api::PodPtr>{};
   }
   bool HasNominatedPods() const override { return queue && !queue->nominator().empty(); }
+  std::string NominatedNodeName(const api::Pod& pod) const override {
+    std::string node = queue ? queue->nominator().NominatedNodeFor(pod) : std::string();
+    return node.empty() ? pod.status.nominated_node_name : node;
+  }
   queue::SchedulingQueue* queue = nullptr;
 };
 
-// Upstream's in-tree plugins that ksched does not implement yet (the volume plugins and
-// DefaultPreemption) are part of the default
-// profile. They are dropped with a warning so the defaults work; a name that is not an
+// Upstream's in-tree plugins that ksched does not implement yet (the volume plugins) are
+// part of the default profile. They are dropped with a warning so the defaults work; a name that is not an
 // upstream plugin at all still fails in NewFramework.
 config::KubeSchedulerProfile WithoutUnimplementedPlugins(config::KubeSchedulerProfile profile,
                                                          const framework::Registry& registry) {
@@ -47,6 +50,7 @@ Scheduler::~Scheduler() {
   // Asynchronous binds call back into this object: wait for them (each ends within the
   // client's request timeout, with an error if the client shuts down).
   WaitForBinds(std::chrono::milliseconds::max());
+  if (preemptor_) preemptor_->WaitIdle();
 }
 
 StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
@@ -56,7 +60,10 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
   s->writer_ = std::make_unique<ApiWriter>(ApiWriterOptions{.bind_client = s->options_.bind_client,
                                                             .status_client = s->options_.status_client,
                                                             .clock = &s->clock_,
-                                                            .hostname = s->options_.hostname});
+                                                            .hostname = s->options_.hostname,
+                                                            .disruption_target_condition =
+                                                                s->options_.disruption_target_condition});
+  s->preemptor_ = std::make_unique<Preemptor>(*s->writer_, s->options_.metrics);
   s->cache_ = cache::NewCache();
   // `parallelism` bounds the Filter/Score workers. Upstream runs them as goroutines; as OS
   // threads, more workers than cores only add wake-ups and context switches.
@@ -75,6 +82,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
     fopts.snapshot = &s->snapshot_;
     fopts.nominator = s->nominator_view_.get();
     fopts.binder = s->writer_.get();
+    fopts.preemptor = s->preemptor_.get();
     fopts.lister = s->options_.cluster_lister;
     fopts.parallelizer = s->parallelizer_.get();
     fopts.parallelism = cfg.parallelism;
@@ -97,6 +105,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
   }
   s->queue_ = queue::NewSchedulingQueue(std::move(qopts));
   s->nominator_view_->queue = s->queue_.get();
+  s->preemptor_->SetQueue(s->queue_.get());
 
   Scheduler* self = s.get();
   s->pod_handler_ = std::make_unique<PodEventHandler>(

@@ -23,6 +23,7 @@
 #include "pkg/queue/scheduling_queue.h"
 #include "pkg/scheduler/api_writer.h"
 #include "pkg/scheduler/metrics_recorder.h"
+#include "pkg/scheduler/preemptor.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/mutex.h"
 #include "pkg/util/worker_pool.h"
@@ -51,6 +52,9 @@ struct SchedulerOptions {
   // lease, so a process that was frozen past its lease never binds on waking before its
   // elector has noticed (LeaderElector::IsLeader). Empty: always true.
   std::function<bool()> may_bind;
+  // Preemption marks victims with the DisruptionTarget condition before deleting them
+  // (API servers from 1.26 on).
+  bool disruption_target_condition = false;
 };
 
 class Scheduler {
@@ -99,8 +103,11 @@ class Scheduler {
   // Waits until no binding cycle is in flight, at most `timeout`; false on timeout.
   bool WaitForBinds(std::chrono::milliseconds timeout) EXCLUDES(bind_mu_);
   // Upstream's handleSchedulingFailure: condition, event, requeue.
+  // `nomination`: what PostFilter decided about the pod's nominated node (nullopt: leave
+  // it), applied after the pod is requeued and written with the condition.
   void HandleFailure(Attempt& attempt, const framework::Status& status,
-                     const framework::runtime::FitError* fit_error);
+                     const framework::runtime::FitError* fit_error,
+                     const std::optional<std::string>& nomination = std::nullopt);
   void HandleBindingFailure(std::unique_ptr<Attempt> attempt, const framework::Status& status);
   void UndoAssume(Attempt& attempt);
   void ObserveAttempt(std::string_view result, const Attempt& attempt);
@@ -109,6 +116,7 @@ class Scheduler {
   SchedulerOptions options_;
   Clock& clock_;
   std::unique_ptr<ApiWriter> writer_;
+  std::unique_ptr<Preemptor> preemptor_;
   std::unique_ptr<cache::Cache> cache_;
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::unique_ptr<framework::runtime::Parallelizer> parallelizer_;

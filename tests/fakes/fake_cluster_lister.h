@@ -26,6 +26,15 @@ class FakeClusterLister final : public api::ClusterLister {
   std::map<std::string, api::StringMap, std::less<>> namespaces;  // name -> labels
   std::vector<MapSelector> services, replication_controllers;
   std::vector<WorkloadSelector> replica_sets, stateful_sets;
+  std::vector<api::DisruptionBudgetPtr> disruption_budgets;  // any namespace
+
+  std::vector<api::DisruptionBudgetPtr> DisruptionBudgets(std::string_view ns) const override {
+    std::vector<api::DisruptionBudgetPtr> out;
+    for (const auto& b : disruption_budgets) {
+      if (b->namespace_ == ns) out.push_back(b);
+    }
+    return out;
+  }
 
   std::optional<api::StringMap> NamespaceLabels(std::string_view name) const override {
     auto it = namespaces.find(name);

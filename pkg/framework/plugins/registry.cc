@@ -2,6 +2,7 @@
 #include "pkg/framework/registry.h"
 
 #include "pkg/framework/plugins/defaultbinder/default_binder.h"
+#include "pkg/framework/plugins/defaultpreemption/default_preemption.h"
 #include "pkg/framework/plugins/imagelocality/image_locality.h"
 #include "pkg/framework/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "pkg/framework/plugins/nodeaffinity/node_affinity.h"
@@ -43,6 +44,7 @@ Registry InTreeRegistry() {
       {std::string(p::imagelocality::ImageLocality::kName), p::imagelocality::ImageLocality::New},
       {std::string(p::podtopologyspread::PodTopologySpread::kName), p::podtopologyspread::PodTopologySpread::New},
       {std::string(p::interpodaffinity::InterPodAffinity::kName), p::interpodaffinity::InterPodAffinity::New},
+      {std::string(p::defaultpreemption::DefaultPreemption::kName), p::defaultpreemption::DefaultPreemption::New},
       {std::string(p::defaultbinder::DefaultBinder::kName), p::defaultbinder::DefaultBinder::New},
   };
 }

@@ -179,10 +179,10 @@ std::vector<PluginEvents> Framework::EventsToRegister() const {
   return out;
 }
 
-bool Framework::RejectWaitingPod(std::string_view uid) {
+bool Framework::RejectWaitingPod(std::string_view uid, std::string_view plugin, std::string_view message) {
   std::shared_ptr<WaitingPod> wp = waiting_pods_.Get(uid);
   if (wp == nullptr) return false;
-  wp->Reject("", "removed");
+  wp->Reject(plugin, std::string(message));
   return true;
 }
 

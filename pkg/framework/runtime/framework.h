@@ -38,6 +38,8 @@ struct FrameworkOptions {
   const cache::Snapshot* snapshot = nullptr;
   const PodNominator* nominator = nullptr;
   PodBinder* binder = nullptr;
+  // Null: preemption finds no writer and preempts nothing.
+  PodPreemptor* preemptor = nullptr;
   // Null: plugins see no namespaces, Services or controllers.
   const api::ClusterLister* lister = nullptr;
   // Shared by the profiles of one scheduler; null: the framework makes its own pool of
@@ -68,6 +70,10 @@ class Framework : public Handle {
   const api::ClusterLister& Lister() const override {
     return options_.lister != nullptr ? *options_.lister : api::EmptyClusterLister();
   }
+  PodPreemptor* Preemptor() override { return options_.preemptor; }
+  void ParallelizeUntil(int n, const std::function<void(int)>& fn, const std::atomic<bool>* stop) override {
+    parallelizer_->Until(n, [&fn](int i) { fn(i); }, stop);
+  }
 
   void SetSnapshot(const cache::Snapshot* snapshot) { snapshot_.store(snapshot, std::memory_order_release); }
   const std::string& ProfileName() const { return profile_name_; }
@@ -88,16 +94,17 @@ class Framework : public Handle {
   // with plugin() set; node_names of the results are intersected.
   std::pair<PreFilterResult, Status> RunPreFilterPlugins(CycleState& state, const api::Pod& pod);
   Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod_to_schedule,
-                                     const cache::PodEntry& pod_to_add, const cache::NodeInfo& node) const;
+                                     const cache::PodEntry& pod_to_add, const cache::NodeInfo& node) const override;
   Status RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod_to_schedule,
-                                        const cache::PodEntry& pod_to_remove, const cache::NodeInfo& node) const;
+                                        const cache::PodEntry& pod_to_remove,
+                                        const cache::NodeInfo& node) const override;
   // The first rejecting plugin (in order) decides; Success if none rejects. Thread-safe.
   Status RunFilterPlugins(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node) const;
   // Upstream's two passes: with the node's nominated pods of higher or equal priority
   // added (so the pod does not take their room), then, if any were added and the first
   // pass succeeded, without them (filters like pod affinity may need them absent).
   Status RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
-                                           const cache::NodeInfo& node) const;
+                                           const cache::NodeInfo& node) const override;
   std::pair<PostFilterResult, Status> RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
                                                            const NodeToStatusMap& filtered);
   Status RunPreScorePlugins(CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes);
@@ -128,7 +135,8 @@ class Framework : public Handle {
   std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) const { return waiting_pods_.Get(uid); }
   void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) const { waiting_pods_.Iterate(fn); }
   // Rejects a waiting pod (e.g. it was deleted); true if it was waiting.
-  bool RejectWaitingPod(std::string_view uid);
+  bool RejectWaitingPod(std::string_view uid, std::string_view plugin = "",
+                        std::string_view message = "removed") override;
 
   bool HasFilterPlugins() const { return !filter_.empty(); }
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }

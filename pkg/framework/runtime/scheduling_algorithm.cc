@@ -24,20 +24,9 @@ void NotePlugin(const Status& s, FitError& fe) {
 }  // namespace
 
 std::string FitError::Message() const {
-  std::map<std::string_view, int> counts;
-  for (const auto& [node, status] : diagnosis) {
-    for (const std::string& reason : status.reasons()) ++counts[reason];
-  }
-  std::vector<std::string> parts;
-  parts.reserve(counts.size());
-  for (const auto& [reason, n] : counts) parts.push_back(std::to_string(n) + " " + std::string(reason));
-  std::sort(parts.begin(), parts.end());
-  std::string msg = "0/" + std::to_string(num_all_nodes) + " nodes are available: ";
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) msg += ", ";
-    msg += parts[i];
-  }
-  msg += ".";
+  std::string msg = NodesAvailableMessage(num_all_nodes, diagnosis);
+  // Upstream appends PostFilter's own message (e.g. preemption's) after the nodes'.
+  if (!post_filter_message.empty()) msg += " " + post_filter_message + ".";
   return msg;
 }
 
@@ -71,7 +60,8 @@ ScheduleOutcome SchedulingAlgorithm::SchedulePod(Framework& fwk, CycleState& sta
 
   // A node nominated by an earlier preemption is likely the only one with room: try it
   // alone first.
-  const std::string& nominated = pod.status.nominated_node_name;
+  const std::string nominated =
+      fwk.Nominator() != nullptr ? fwk.Nominator()->NominatedNodeName(pod) : pod.status.nominated_node_name;
   if (!nominated.empty() && (pre_result.AllNodes() || pre_result.node_names->contains(nominated))) {
     for (const cache::NodeInfoPtr& n : all) {
       if (n->name() != nominated) continue;

@@ -38,10 +38,12 @@ struct FitError {
   PluginSet unschedulable_plugins;
   // Plugins that returned Pending.
   PluginSet pending_plugins;
+  // What PostFilter said (preemption's "preemption: 0/3 nodes are available: ..."),
+  // appended to the message as upstream's Diagnosis.PostFilterMsg.
+  std::string post_filter_message;
 
-  // "0/3 nodes are available: 1 node(s) had untolerated taint {k: v}, 2 Insufficient cpu."
-  // (upstream FitError.Error(): reasons counted over nodes, "N reason", sorted as whole
-  // strings, joined with ", ").
+  // "0/3 nodes are available: 1 node(s) had untolerated taint {k: v}, 2 Insufficient
+  // cpu." (NodesAvailableMessage), then post_filter_message and ".".
   std::string Message() const;
 };
 
