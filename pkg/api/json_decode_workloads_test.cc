@@ -188,7 +188,8 @@ constexpr std::string_view kPdb = R"({
   "kind": "PodDisruptionBudget",
   "metadata": {"name": "web", "namespace": "prod", "uid": "u-7", "resourceVersion": "88", "generation": 2,
                "labels": {"team": "shop"}, "annotations": {"a": "b"}},
-  "spec": {"minAvailable": "50%", "selector": {"matchLabels": {"app": "web"}}, "unhealthyPodEvictionPolicy": "AlwaysAllow"},
+  "spec": {"minAvailable": "50%", "selector": {"matchLabels": {"app": "web"}},
+           "unhealthyPodEvictionPolicy": "AlwaysAllow"},
   "status": {
     "observedGeneration": 2,
     "disruptedPods": {"web-1": "2024-05-01T10:00:00Z", "web-0": "2024-05-01T10:00:01Z"},
@@ -249,15 +250,16 @@ TEST(JsonDecodeWorkloadsTest, PodDisruptionBudgetListAndWatchEvent) {
   JsonParser parser;
   auto list = DecodePodDisruptionBudgetList(parser, R"({"apiVersion":"policy/v1beta1","kind":"PodDisruptionBudgetList",
       "metadata":{"resourceVersion":"40"},"items":[
-      {"metadata":{"name":"a","namespace":"x"},"spec":{"selector":{"matchLabels":{"app":"a"}}},"status":{"disruptionsAllowed":2}},
+      {"metadata":{"name":"a","namespace":"x"},"spec":{"selector":{"matchLabels":{"app":"a"}}},
+       "status":{"disruptionsAllowed":2}},
       {"metadata":{"name":"b","namespace":"x"},"apiVersion":"policy/v2"}]})");
   ASSERT_TRUE(list.ok()) << list.status().ToString();
   EXPECT_EQ(list->resource_version, "40");
   ASSERT_EQ(list->items.size(), 1u);
   EXPECT_EQ(list->items[0]->disruptions_allowed, 2);
   ASSERT_EQ(list->skipped.size(), 1u);  // an unknown version is skipped, not misread
-  EXPECT_EQ(list->skipped[0].error,
-            R"(items[1]: poddisruptionbudget "x/b": apiVersion: "policy/v2", expected "policy/v1" or "policy/v1beta1")");
+  EXPECT_EQ(list->skipped[0].error, R"(items[1]: poddisruptionbudget "x/b": apiVersion: "policy/v2", )"
+                                    R"(expected "policy/v1" or "policy/v1beta1")");
 
   auto ev = DecodePodDisruptionBudgetWatchEvent(parser, R"({"type":"MODIFIED","object":{"apiVersion":"policy/v1",
       "kind":"PodDisruptionBudget","metadata":{"name":"a","namespace":"x","resourceVersion":"41"},

@@ -1,8 +1,8 @@
 // Namespaces and the objects that select pods (Services, ReplicationControllers,
 // ReplicaSets, StatefulSets, PodDisruptionBudgets), reduced to what api::ClusterLister's
-// lookups read: a namespace's labels, each workload's pod selector and a budget's status. A cluster can hold thousands of
-// these, and a ReplicaSet's pod template alone is often kilobytes, so the decoders
-// keep nothing else.
+// lookups read: a namespace's labels, each workload's pod selector, a budget's status. A
+// cluster can hold thousands of these, and a ReplicaSet's pod template alone is often
+// kilobytes, so the decoders keep nothing else.
 #pragma once
 
 #include <memory>

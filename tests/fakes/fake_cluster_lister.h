@@ -35,7 +35,8 @@ class FakeClusterLister final : public api::ClusterLister {
 
   // A budget over `selector`; an invalid one leaves it covering no pod (and unlisted).
   static api::DisruptionBudgetPtr Budget(std::string ns, std::string name, const api::LabelSelector& selector,
-                                         int32_t disruptions_allowed, std::set<std::string, std::less<>> disrupted = {}) {
+                                         int32_t disruptions_allowed,
+                                         std::set<std::string, std::less<>> disrupted = {}) {
     auto matcher = api::LabelSelectorMatcher::Parse(selector);
     return std::make_shared<const api::DisruptionBudget>(api::DisruptionBudget{
         .namespace_ = std::move(ns),
