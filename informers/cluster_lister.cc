@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "pkg/api/json.h"
+#include "pkg/util/log.h"
+
 namespace ksched::informers {
 namespace {
 
@@ -16,7 +19,53 @@ std::optional<std::shared_ptr<const api::StringMap>> MapSelector(const std::shar
   return std::shared_ptr<const api::StringMap>(obj, selector);
 }
 
+// The budget preemption reads, built here on the informer's thread; nullopt when it
+// covers no pod. As upstream filterPodsWithPDBViolation (defaultpreemption), an invalid
+// selector matches nothing, and neither does a nil or empty one.
+std::optional<api::DisruptionBudgetPtr> MakeBudget(const api::PodDisruptionBudget& pdb) {
+  if (!pdb.selector) return std::nullopt;
+  auto matcher = api::LabelSelectorMatcher::Parse(*pdb.selector);
+  if (!matcher.ok()) {
+    KLOG(WARNING) << "PodDisruptionBudget " << pdb.metadata.namespace_ << "/" << pdb.metadata.name
+                  << " is ignored (it covers no pods): spec.selector: " << matcher.status().message();
+    return std::nullopt;
+  }
+  if (matcher->Empty()) return std::nullopt;
+  return std::make_shared<const api::DisruptionBudget>(api::DisruptionBudget{
+      .namespace_ = pdb.metadata.namespace_,
+      .name = pdb.metadata.name,
+      .selector = std::move(*matcher),
+      .disruptions_allowed = pdb.disruptions_allowed,
+      .disrupted_pods = {pdb.disrupted_pods.begin(), pdb.disrupted_pods.end()},
+  });
+}
+
 }  // namespace
+
+std::optional<std::string> DisruptionBudgetPath(ApiClient& client) {
+  constexpr char kV1[] = "/apis/policy/v1/poddisruptionbudgets";
+  constexpr char kV1beta1[] = "/apis/policy/v1beta1/poddisruptionbudgets";
+  auto response = client.Do({.path = "/apis/policy"});
+  if (!response.ok() && response.status().code() == StatusCode::kNotFound) {
+    KLOG(WARNING) << "the API server has no policy API group: PodDisruptionBudgets are not watched, "
+                     "and preemption sees none";
+    return std::nullopt;
+  }
+  api::JsonParser parser;
+  StatusOr<std::vector<std::string>> versions =
+      response.ok() ? api::DecodeApiGroupVersions(parser, response->body) : response.status();
+  if (!versions.ok()) {
+    KLOG(WARNING) << "discovering the policy API group's versions: " << versions.status().message()
+                  << "; watching PodDisruptionBudgets at " << kV1;
+    return kV1;
+  }
+  auto served = [&](std::string_view v) { return std::find(versions->begin(), versions->end(), v) != versions->end(); };
+  if (served("policy/v1")) return kV1;
+  if (served("policy/v1beta1")) return kV1beta1;
+  KLOG(WARNING) << "the API server serves neither policy/v1 nor policy/v1beta1: PodDisruptionBudgets are not "
+                   "watched, and preemption sees none";
+  return std::nullopt;
+}
 
 // Parsed here, on the informer's thread, so DefaultSpreadSelector never parses. As
 // upstream GetPodReplicaSets / GetPodStatefulSets, a null or empty selector selects
@@ -87,6 +136,14 @@ void ClusterIndex::Remove(const api::StatefulSet& ss) {
   Set<WorkloadSelector>(&Selecting::stateful_sets, ss.metadata, std::nullopt);
 }
 
+void ClusterIndex::Put(const api::PodDisruptionBudgetPtr& pdb) {
+  Set(&Selecting::budgets, pdb->metadata, MakeBudget(*pdb));
+}
+
+void ClusterIndex::Remove(const api::PodDisruptionBudget& pdb) {
+  Set<api::DisruptionBudgetPtr>(&Selecting::budgets, pdb.metadata, std::nullopt);
+}
+
 std::optional<api::StringMap> ClusterIndex::NamespaceLabels(std::string_view name) const {
   MutexLock lock(mu_);
   auto it = namespace_labels_.find(name);
@@ -134,8 +191,20 @@ api::LabelSelector ClusterIndex::DefaultSpreadSelector(const api::Pod& pod) cons
   return out;
 }
 
+std::vector<api::DisruptionBudgetPtr> ClusterIndex::DisruptionBudgets(std::string_view ns) const {
+  std::vector<api::DisruptionBudgetPtr> out;
+  MutexLock lock(mu_);
+  auto it = by_namespace_.find(ns);
+  if (it == by_namespace_.end()) return out;
+  out.reserve(it->second.budgets.size());
+  for (const auto& [name, budget] : it->second.budgets) out.push_back(budget);  // by name
+  return out;
+}
+
 ClusterListers::ClusterListers(ApiClient& client, const InformerOptions& options)
-    : namespaces_(client, "/api/v1/namespaces", options),
+    : client_(client),
+      options_(options),
+      namespaces_(client, "/api/v1/namespaces", options),
       services_(client, "/api/v1/services", options),
       controllers_(client, "/api/v1/replicationcontrollers", options),
       replica_sets_(client, "/apis/apps/v1/replicasets", options),
@@ -148,11 +217,18 @@ ClusterListers::ClusterListers(ApiClient& client, const InformerOptions& options
 }
 
 void ClusterListers::Start() {
+  if (auto path = DisruptionBudgetPath(client_)) {
+    budgets_ = std::make_unique<DisruptionBudgetInformer>(client_, std::move(*path), options_);
+    budgets_->AddHandler(&budget_feeder_);
+  }
+  // Published before any informer starts: one that has synced implies started_.
+  started_.store(true, std::memory_order_release);
   namespaces_.Start();
   services_.Start();
   controllers_.Start();
   replica_sets_.Start();
   stateful_sets_.Start();
+  if (budgets_) budgets_->Start();
 }
 
 void ClusterListers::Stop() {
@@ -161,11 +237,13 @@ void ClusterListers::Stop() {
   controllers_.Stop();
   replica_sets_.Stop();
   stateful_sets_.Stop();
+  if (started_.load(std::memory_order_acquire) && budgets_) budgets_->Stop();
 }
 
 bool ClusterListers::HasSynced() const {
-  return namespaces_.HasSynced() && services_.HasSynced() && controllers_.HasSynced() &&
-         replica_sets_.HasSynced() && stateful_sets_.HasSynced();
+  return started_.load(std::memory_order_acquire) && namespaces_.HasSynced() && services_.HasSynced() &&
+         controllers_.HasSynced() && replica_sets_.HasSynced() && stateful_sets_.HasSynced() &&
+         (!budgets_ || budgets_->HasSynced());
 }
 
 bool ClusterListers::WaitForSync(std::chrono::milliseconds timeout) const {
@@ -174,8 +252,10 @@ bool ClusterListers::WaitForSync(std::chrono::milliseconds timeout) const {
     return std::max(std::chrono::milliseconds(0),
                     std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
   };
+  // None syncs before Start() has published budgets_.
   return namespaces_.WaitForSync(left()) && services_.WaitForSync(left()) && controllers_.WaitForSync(left()) &&
-         replica_sets_.WaitForSync(left()) && stateful_sets_.WaitForSync(left());
+         replica_sets_.WaitForSync(left()) && stateful_sets_.WaitForSync(left()) &&
+         started_.load(std::memory_order_acquire) && (!budgets_ || budgets_->WaitForSync(left()));
 }
 
 }  // namespace ksched::informers

@@ -1,12 +1,13 @@
-// api::ClusterLister over informers: namespaces (for their labels) and the Services,
+// api::ClusterLister over informers: namespaces (for their labels), the Services,
 // ReplicationControllers, ReplicaSets and StatefulSets that select pods (for upstream's
-// helper.DefaultSelector). The objects keep only metadata and selectors
-// (pkg/api/workloads.h); an index by namespace, kept by the informers' event handlers,
-// makes DefaultSpreadSelector cost one map lookup plus the selectors of the pod's own
-// namespace, with workload selectors parsed once per object version rather than per
-// call.
+// helper.DefaultSelector), and PodDisruptionBudgets (for preemption). The objects keep
+// only metadata, selectors and a budget's status (pkg/api/workloads.h); an index by
+// namespace, kept by the informers' event handlers, makes DefaultSpreadSelector cost one
+// map lookup plus the selectors of the pod's own namespace, with selectors parsed once
+// per object version rather than per call.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -34,11 +35,13 @@ class ClusterIndex final : public api::ClusterLister {
   void Put(const api::ReplicationControllerPtr& rc) EXCLUDES(mu_);
   void Put(const api::ReplicaSetPtr& rs) EXCLUDES(mu_);
   void Put(const api::StatefulSetPtr& ss) EXCLUDES(mu_);
+  void Put(const api::PodDisruptionBudgetPtr& pdb) EXCLUDES(mu_);
   void Remove(const api::Namespace& ns) EXCLUDES(mu_);
   void Remove(const api::Service& svc) EXCLUDES(mu_);
   void Remove(const api::ReplicationController& rc) EXCLUDES(mu_);
   void Remove(const api::ReplicaSet& rs) EXCLUDES(mu_);
   void Remove(const api::StatefulSet& ss) EXCLUDES(mu_);
+  void Remove(const api::PodDisruptionBudget& pdb) EXCLUDES(mu_);
 
   std::optional<api::StringMap> NamespaceLabels(std::string_view name) const override EXCLUDES(mu_);
   std::vector<std::string> NamespacesMatching(const api::LabelSelectorMatcher& selector) const override
@@ -46,6 +49,7 @@ class ClusterIndex final : public api::ClusterLister {
   // Selectors of one namespace are visited in name order: Services, then RCs (into
   // match_labels), then ReplicaSets, then StatefulSets (into match_expressions).
   api::LabelSelector DefaultSpreadSelector(const api::Pod& pod) const override EXCLUDES(mu_);
+  std::vector<api::DisruptionBudgetPtr> DisruptionBudgets(std::string_view ns) const override EXCLUDES(mu_);
 
  private:
   // A ReplicaSet's or StatefulSet's selector (sharing the object) and its parsed form.
@@ -59,8 +63,10 @@ class ClusterIndex final : public api::ClusterLister {
   struct Selecting {
     ByName<std::shared_ptr<const api::StringMap>> services, controllers;
     ByName<WorkloadSelector> replica_sets, stateful_sets;
+    ByName<api::DisruptionBudgetPtr> budgets;  // built once per object version
     bool empty() const {
-      return services.empty() && controllers.empty() && replica_sets.empty() && stateful_sets.empty();
+      return services.empty() && controllers.empty() && replica_sets.empty() && stateful_sets.empty() &&
+             budgets.empty();
     }
   };
 
@@ -90,20 +96,29 @@ class IndexFeeder final : public EventHandler<T> {
   ClusterIndex& index_;
 };
 
-// The five informers (cluster-wide, as kube-scheduler's shared informer factory) and
-// the index they feed. The lookups answer from whatever has been delivered so far; wait
-// for WaitForSync before scheduling so they reflect the whole cluster.
+// The collection PodDisruptionBudgets are watched at, by API discovery (GET /apis/policy):
+// policy/v1 when the server serves it (Kubernetes 1.21 on), else policy/v1beta1. nullopt
+// when the server has no policy group (404) or serves neither version: then there are no
+// budgets. When discovery fails otherwise, policy/v1 (served by every supported
+// Kubernetes release) after a warning.
+std::optional<std::string> DisruptionBudgetPath(ApiClient& client);
+
+// The six informers (cluster-wide, as kube-scheduler's shared informer factory) and the
+// index they feed. The lookups answer from whatever has been delivered so far; wait for
+// WaitForSync before scheduling so they reflect the whole cluster.
 class ClusterListers final : public api::ClusterLister {
  public:
   explicit ClusterListers(ApiClient& client, const InformerOptions& options = {});
   ClusterListers(const ClusterListers&) = delete;
   ClusterListers& operator=(const ClusterListers&) = delete;
 
+  // Starts the informers, the PodDisruptionBudget one after discovery (blocking on one GET).
   void Start();
   void Stop();
-  // True once every informer has delivered its first list.
+  // True once Start() has returned and every informer it started has delivered its first
+  // list (without a policy group, there is no budget informer to wait for).
   bool HasSynced() const;
-  // Blocks until HasSynced() or `timeout` (real time, for all five together) passes.
+  // Blocks until HasSynced() or `timeout` (real time, for all informers together) passes.
   bool WaitForSync(std::chrono::milliseconds timeout) const;
 
   std::optional<api::StringMap> NamespaceLabels(std::string_view name) const override {
@@ -115,6 +130,9 @@ class ClusterListers final : public api::ClusterLister {
   api::LabelSelector DefaultSpreadSelector(const api::Pod& pod) const override {
     return index_.DefaultSpreadSelector(pod);
   }
+  std::vector<api::DisruptionBudgetPtr> DisruptionBudgets(std::string_view ns) const override {
+    return index_.DisruptionBudgets(ns);
+  }
 
  private:
   // Declared before the informers, whose threads feed them: destroyed after they stop.
@@ -124,12 +142,18 @@ class ClusterListers final : public api::ClusterLister {
   IndexFeeder<api::ReplicationController> controller_feeder_{index_};
   IndexFeeder<api::ReplicaSet> replica_set_feeder_{index_};
   IndexFeeder<api::StatefulSet> stateful_set_feeder_{index_};
+  IndexFeeder<api::PodDisruptionBudget> budget_feeder_{index_};
 
+  ApiClient& client_;
+  const InformerOptions options_;
   NamespaceInformer namespaces_;
   ServiceInformer services_;
   ReplicationControllerInformer controllers_;
   ReplicaSetInformer replica_sets_;
   StatefulSetInformer stateful_sets_;
+  // Set by Start() (when the server serves policy) before it publishes started_.
+  std::unique_ptr<DisruptionBudgetInformer> budgets_;
+  std::atomic<bool> started_{false};
 };
 
 }  // namespace ksched::informers

@@ -1,8 +1,11 @@
 // ClusterListers against a real kube-apiserver + etcd: a labelled namespace and a
 // Service, ReplicationController, ReplicaSet and StatefulSet selecting the same pods are
 // listed and watched into NamespaceLabels / NamespacesMatching / DefaultSpreadSelector,
-// and label changes, selector changes and deletes show up there.
+// and label changes, selector changes and deletes show up there; a PodDisruptionBudget
+// (policy/v1beta1, found by discovery on the 1.20 apiserver) into DisruptionBudgets.
 #include <gtest/gtest.h>
+
+#include <set>
 
 #include "informers/cluster_lister.h"
 #include "informers/curl_client.h"
@@ -144,6 +147,51 @@ TEST(ClusterListerIntegrationTest, FollowsNamespacesAndWorkloads) {
   Delete(*c, ns_path + "/replicationcontrollers/legacy");
   Delete(*c, ns_path + "/services/web");
   EXPECT_TRUE(WaitFor([&] { return listers.DefaultSpreadSelector(WebPod()) == LabelSelector{}; }));
+  listers.Stop();
+}
+
+// Without kube-controller-manager nobody computes a budget's status: the test writes it
+// through the status subresource, as the disruption controller would.
+TEST(ClusterListerIntegrationTest, FollowsDisruptionBudgets) {
+  auto c = AdminClient();
+  const std::string ns = "cl-pdb";
+  ASSERT_EQ(DisruptionBudgetPath(*c), "/apis/policy/v1beta1/poddisruptionbudgets");  // 1.20: v1beta1 only
+  InformerOptions opts;
+  opts.initial_backoff = 100ms;
+  opts.max_backoff = 1s;
+  ClusterListers listers(*c, opts);
+  listers.Start();
+  ASSERT_TRUE(listers.WaitForSync(60s));
+
+  Post(*c, "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + ns + R"("}})");
+  const std::string pdbs = "/apis/policy/v1beta1/namespaces/" + ns + "/poddisruptionbudgets";
+  Post(*c, pdbs,
+       R"({"apiVersion":"policy/v1beta1","kind":"PodDisruptionBudget","metadata":{"name":"web"},)"
+       R"("spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}}})");
+  // Covers no pod: never listed.
+  Post(*c, pdbs,
+       R"({"apiVersion":"policy/v1beta1","kind":"PodDisruptionBudget","metadata":{"name":"all"},)"
+       R"("spec":{"maxUnavailable":1,"selector":{}}})");
+  ASSERT_TRUE(WaitFor([&] { return listers.DisruptionBudgets(ns).size() == 1; }));
+  api::DisruptionBudgetPtr web = listers.DisruptionBudgets(ns)[0];
+  EXPECT_EQ(web->name, "web");
+  EXPECT_EQ(web->namespace_, ns);
+  EXPECT_EQ(web->disruptions_allowed, 0);  // no disruption controller here
+  EXPECT_TRUE(web->selector.Matches({{"app", "web"}}));
+  EXPECT_FALSE(web->selector.Matches({{"app", "db"}}));
+  EXPECT_TRUE(listers.DisruptionBudgets("default").empty());
+
+  MergePatch(*c, pdbs + "/web/status",
+             R"({"status":{"disruptionsAllowed":2,"currentHealthy":3,"desiredHealthy":1,"expectedPods":3,)"
+             R"("observedGeneration":1,"disruptedPods":{"web-0":"2024-05-01T10:00:00Z"}}})");
+  EXPECT_TRUE(WaitFor([&] {
+    auto got = listers.DisruptionBudgets(ns);
+    return got.size() == 1 && got[0]->disruptions_allowed == 2;
+  }));
+  EXPECT_EQ(listers.DisruptionBudgets(ns).at(0)->disrupted_pods, (std::set<std::string, std::less<>>{"web-0"}));
+
+  Delete(*c, pdbs + "/web");
+  EXPECT_TRUE(WaitFor([&] { return listers.DisruptionBudgets(ns).empty(); }));
   listers.Stop();
 }
 

@@ -1,6 +1,7 @@
 // ClusterIndex / ClusterListers: the same answers as tests/fakes' FakeClusterLister
 // (upstream helper.DefaultSelector's rules) on the same objects, kept current through
-// informer events, and the five informers behind ClusterListers.
+// informer events; PodDisruptionBudgets by namespace; the policy version discovery; and
+// the six informers behind ClusterListers.
 #include "informers/cluster_lister.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <tuple>
 
 #include "informers/curl_client.h"
+#include "tests/fakes/fake_api_client.h"
 #include "tests/fakes/fake_api_server.h"
 #include "tests/fakes/fake_cluster_lister.h"
 
@@ -297,13 +299,139 @@ TEST(ClusterIndexTest, FollowsInformerEvents) {
   EXPECT_EQ(index.DefaultSpreadSelector(pod), LabelSelector{});
 }
 
+// ---- PodDisruptionBudgets ------------------------------------------------------------------
+
+api::PodDisruptionBudgetPtr MakePdb(const std::string& ns, const std::string& name,
+                                    std::optional<LabelSelector> selector, int32_t allowed = 0,
+                                    std::vector<std::string> disrupted = {}) {
+  auto pdb = std::make_shared<api::PodDisruptionBudget>();
+  pdb->metadata = Meta(ns, name);
+  pdb->selector = std::move(selector);
+  pdb->disruptions_allowed = allowed;
+  pdb->disrupted_pods = std::move(disrupted);
+  return pdb;
+}
+
+std::vector<std::string> Names(const std::vector<api::DisruptionBudgetPtr>& budgets) {
+  std::vector<std::string> out;
+  for (const auto& b : budgets) out.push_back(b->name);
+  return out;
+}
+
+TEST(ClusterIndexTest, DisruptionBudgetsByNamespace) {
+  ClusterIndex index;
+  FakeClusterLister fake;
+  auto put = [&](const api::PodDisruptionBudgetPtr& pdb) {
+    index.Put(pdb);
+    fake.budgets.push_back(FakeClusterLister::Budget(pdb->metadata.namespace_, pdb->metadata.name,
+                                                     pdb->selector.value_or(LabelSelector{}), pdb->disruptions_allowed,
+                                                     {pdb->disrupted_pods.begin(), pdb->disrupted_pods.end()}));
+  };
+  put(MakePdb("prod", "web", Sel({{"app", "web"}}), 1, {"web-1", "web-0"}));
+  put(MakePdb("prod", "api", Sel({}, {{"app", SelectorOperator::kIn, {"api", "gw"}}})));
+  // Cover no pod, so not listed: absent, empty, invalid (Gt is not allowed here).
+  put(MakePdb("prod", "absent", std::nullopt, 5));
+  put(MakePdb("prod", "empty", Sel({}), 5));
+  put(MakePdb("prod", "gt", Sel({}, {{"rank", SelectorOperator::kGt, {"1"}}}), 5));
+  put(MakePdb("dev", "web", Sel({{"app", "web"}}), 3));
+
+  for (const std::string ns : {"prod", "dev", "nowhere"}) {
+    EXPECT_EQ(Names(index.DisruptionBudgets(ns)), Names(fake.DisruptionBudgets(ns))) << ns;
+  }
+  auto prod = index.DisruptionBudgets("prod");
+  ASSERT_EQ(Names(prod), (std::vector<std::string>{"api", "web"}));  // by name
+  const api::DisruptionBudget& web = *prod[1];
+  EXPECT_EQ(web.namespace_, "prod");
+  EXPECT_EQ(web.disruptions_allowed, 1);
+  EXPECT_EQ(web.disrupted_pods, (std::set<std::string, std::less<>>{"web-0", "web-1"}));
+  EXPECT_TRUE(web.selector.Matches({{"app", "web"}, {"v", "2"}}));
+  EXPECT_FALSE(web.selector.Matches({{"app", "api"}}));
+  EXPECT_TRUE(prod[0]->selector.Matches({{"app", "gw"}}));
+  // Built once per object version: every call hands out the same budget.
+  EXPECT_EQ(index.DisruptionBudgets("prod")[1], prod[1]);
+  EXPECT_EQ(index.DisruptionBudgets("dev").at(0)->disruptions_allowed, 3);
+  EXPECT_TRUE(index.DisruptionBudgets("nowhere").empty());
+
+  // Replacing: the new version's status; emptied, the budget is dropped.
+  index.Put(MakePdb("prod", "web", Sel({{"app", "web"}}), 0, {}));
+  prod = index.DisruptionBudgets("prod");
+  ASSERT_EQ(Names(prod), (std::vector<std::string>{"api", "web"}));
+  EXPECT_EQ(prod[1]->disruptions_allowed, 0);
+  EXPECT_TRUE(prod[1]->disrupted_pods.empty());
+  EXPECT_EQ(web.disruptions_allowed, 1);  // a budget already handed out does not change
+  index.Put(MakePdb("prod", "api", Sel({})));
+  EXPECT_EQ(Names(index.DisruptionBudgets("prod")), std::vector<std::string>{"web"});
+  index.Remove(*MakePdb("prod", "web", std::nullopt));
+  EXPECT_TRUE(index.DisruptionBudgets("prod").empty());
+  EXPECT_EQ(Names(index.DisruptionBudgets("dev")), std::vector<std::string>{"web"});  // untouched
+}
+
+TEST(ClusterIndexTest, DisruptionBudgetsFollowInformerEvents) {
+  ClusterIndex index;
+  IndexFeeder<api::PodDisruptionBudget> budgets(index);
+  auto v1 = MakePdb("shop", "web", Sel({{"app", "web"}}), 2);
+  auto v2 = MakePdb("shop", "web", Sel({{"app", "web"}}), 1, {"web-0"});
+  budgets.OnAdd(v1);
+  EXPECT_EQ(index.DisruptionBudgets("shop").at(0)->disruptions_allowed, 2);
+  budgets.OnUpdate(v1, v2);
+  auto got = index.DisruptionBudgets("shop");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0]->disruptions_allowed, 1);
+  EXPECT_EQ(got[0]->disrupted_pods, (std::set<std::string, std::less<>>{"web-0"}));
+  budgets.OnDelete({v2, /*final_state_unknown=*/true});
+  EXPECT_TRUE(index.DisruptionBudgets("shop").empty());
+  budgets.OnDelete({v2, false});  // twice: harmless
+  // A budget and a workload of the same namespace and name do not disturb each other.
+  budgets.OnAdd(v1);
+  index.Put(MakeWorkload<api::ReplicaSet>("shop", "web", Sel({{"app", "web"}})));
+  index.Remove(*MakeWorkload<api::ReplicaSet>("shop", "web", std::nullopt));
+  EXPECT_EQ(Names(index.DisruptionBudgets("shop")), std::vector<std::string>{"web"});
+}
+
+// GET /apis/policy decides the version: v1 when listed, else v1beta1; no budgets without
+// the group or either version; v1 when discovery fails otherwise.
+TEST(DisruptionBudgetPathTest, ChoosesVersionByDiscovery) {
+  using ksched::testing::FakeApiClient;
+  auto group = [](const std::string& versions) -> StatusOr<Response> {
+    return Response{200, R"({"kind":"APIGroup","apiVersion":"v1","name":"policy","versions":[)" + versions + "]}"};
+  };
+  constexpr char kV1[] = R"({"groupVersion":"policy/v1","version":"v1"})";
+  constexpr char kV1beta1[] = R"({"groupVersion":"policy/v1beta1","version":"v1beta1"})";
+  const std::string v1 = "/apis/policy/v1/poddisruptionbudgets";
+  const std::string v1beta1 = "/apis/policy/v1beta1/poddisruptionbudgets";
+  struct Case {
+    std::string name;
+    StatusOr<Response> answer;
+    std::optional<std::string> want;
+  };
+  const Case cases[] = {
+      {"1.21-1.24: both", group(std::string(kV1) + "," + kV1beta1), v1},
+      {"1.25 on: v1 only", group(kV1), v1},
+      {"1.20: v1beta1 only", group(kV1beta1), v1beta1},
+      {"neither version", group(R"({"groupVersion":"policy/v2","version":"v2"})"), std::nullopt},
+      {"no policy group", FakeApiClient::ApiError(404, "NotFound", "the server could not find the requested resource"),
+       std::nullopt},
+      {"server error", FakeApiClient::ApiError(503, "ServiceUnavailable", "etcd is down"), v1},
+      {"unreadable document", Response{200, "<html>proxy</html>"}, v1},
+  };
+  for (const Case& tc : cases) {
+    FakeApiClient api;
+    api.SetHandler([&](const Request&) { return tc.answer; });
+    EXPECT_EQ(DisruptionBudgetPath(api), tc.want) << tc.name;
+    auto sent = api.Requests();
+    ASSERT_EQ(sent.size(), 1u) << tc.name;
+    EXPECT_EQ(sent[0].verb, Verb::kGet);
+    EXPECT_EQ(sent[0].path, "/apis/policy");
+  }
+}
+
 // ---- ClusterListers over a scripted API server -------------------------------------------
 
 std::string List(const std::string& kind, const std::string& items) {
   return R"({"kind":")" + kind + R"(","metadata":{"resourceVersion":"10"},"items":[)" + items + "]}";
 }
 
-TEST(ClusterListersTest, ListsAllFiveResourcesAndAnswersFromThem) {
+TEST(ClusterListersTest, ListsAllSixResourcesAndAnswersFromThem) {
   using ksched::testing::FakeApiServer;
   using ksched::testing::HttpRequest;
   using ksched::testing::ResponseWriter;
@@ -318,6 +446,13 @@ TEST(ClusterListersTest, ListsAllFiveResourcesAndAnswersFromThem) {
             R"({"metadata":{"name":"web-1","namespace":"shop"},"spec":{"selector":{"matchLabels":{"app":"web"}},)"
             R"("template":{"metadata":{"labels":{"app":"web"}}}}})")},
       {"/apis/apps/v1/statefulsets", List("StatefulSetList", "")},
+      // As the 1.20 test apiserver: policy/v1beta1 only.
+      {"/apis/policy",
+       R"({"kind":"APIGroup","name":"policy","versions":[{"groupVersion":"policy/v1beta1","version":"v1beta1"}]})"},
+      {"/apis/policy/v1beta1/poddisruptionbudgets",
+       List("PodDisruptionBudgetList",
+            R"({"metadata":{"name":"web","namespace":"shop"},"spec":{"selector":{"matchLabels":{"app":"web"}}},)"
+            R"("status":{"disruptionsAllowed":1}})")},
   };
   FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
     if (req.query.count("watch")) {
@@ -347,6 +482,10 @@ TEST(ClusterListersTest, ListsAllFiveResourcesAndAnswersFromThem) {
   EXPECT_EQ(sel.match_labels, (StringMap{{"app", "web"}}));
   EXPECT_EQ(sel.match_expressions,
             (std::vector<api::LabelSelectorRequirement>{{"app", SelectorOperator::kIn, {"web"}}}));
+  auto budgets = listers.DisruptionBudgets("shop");
+  ASSERT_EQ(budgets.size(), 1u);
+  EXPECT_EQ(budgets[0]->name, "web");
+  EXPECT_EQ(budgets[0]->disruptions_allowed, 1);
   listers.Stop();
   server.Stop();
   std::set<std::string> listed;
@@ -355,6 +494,40 @@ TEST(ClusterListersTest, ListsAllFiveResourcesAndAnswersFromThem) {
   }
   EXPECT_EQ(listed.size(), lists.size());
   for (const auto& [path, body] : lists) EXPECT_TRUE(listed.count(path)) << path;
+}
+
+// A server without the policy group: no budget informer, and sync does not wait for one.
+TEST(ClusterListersTest, NoPolicyGroupMeansNoBudgets) {
+  using ksched::testing::FakeApiServer;
+  using ksched::testing::HttpRequest;
+  using ksched::testing::ResponseWriter;
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (req.query.count("watch")) {
+      w.StartChunked(200);
+      server.WaitForStop(30s);
+      return;
+    }
+    if (req.path.starts_with("/apis/policy")) {
+      w.Respond(404, R"({"kind":"Status","status":"Failure","reason":"NotFound","code":404})");
+      return;
+    }
+    w.Respond(200, List("List", ""));
+  });
+  RestConfig cfg;
+  cfg.server = server.url();
+  cfg.qps = 0;
+  auto client = NewCurlApiClient(cfg);
+  ASSERT_TRUE(client.ok());
+  ClusterListers listers(**client);
+  listers.Start();
+  ASSERT_TRUE(listers.WaitForSync(10s));
+  EXPECT_TRUE(listers.HasSynced());
+  EXPECT_TRUE(listers.DisruptionBudgets("default").empty());
+  listers.Stop();
+  server.Stop();
+  for (const auto& r : server.requests()) {
+    EXPECT_TRUE(r.path == "/apis/policy" || !r.path.starts_with("/apis/policy")) << r.target;
+  }
 }
 
 }  // namespace

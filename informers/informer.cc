@@ -61,6 +61,13 @@ struct Codec<api::StatefulSet> {
   static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeStatefulSetList(p, t); }
   static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeStatefulSetWatchEvent(p, t); }
 };
+template <>
+struct Codec<api::PodDisruptionBudget> {
+  static constexpr const char* kKind = "poddisruptionbudgets";
+  static constexpr const char* kThread = "informer-pdb";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodePodDisruptionBudgetList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodePodDisruptionBudgetWatchEvent(p, t); }
+};
 
 // A server (or a lagging apiserver replica) that has not yet seen the RV we asked for
 // answers 504 "Too large resource version". client-go's isTooLargeResourceVersionError
@@ -602,5 +609,6 @@ template class Informer<api::Service>;
 template class Informer<api::ReplicationController>;
 template class Informer<api::ReplicaSet>;
 template class Informer<api::StatefulSet>;
+template class Informer<api::PodDisruptionBudget>;
 
 }  // namespace ksched::informers

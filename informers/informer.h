@@ -166,6 +166,8 @@ using ServiceInformer = Informer<api::Service>;
 using ReplicationControllerInformer = Informer<api::ReplicationController>;
 using ReplicaSetInformer = Informer<api::ReplicaSet>;
 using StatefulSetInformer = Informer<api::StatefulSet>;
+// policy/v1 or v1beta1 by discovery (DisruptionBudgetPath in cluster_lister.h), for preemption.
+using DisruptionBudgetInformer = Informer<api::PodDisruptionBudget>;
 // Field selector for pods a scheduler cares about (non-terminal ones).
 inline constexpr char kNonTerminalPodsSelector[] = "status.phase!=Succeeded,status.phase!=Failed";
 

@@ -152,7 +152,8 @@ int Run(const cmd::Flags& flags) {
                               {.field_selector = informers::kNonTerminalPodsSelector});
   informers::NodeInformer nodes(**watch_client, "/api/v1/nodes");
   // Namespaces and the objects that select pods, for the plugins' namespace selectors and
-  // default spreading (upstream: the shared informer factory's listers).
+  // default spreading, and PodDisruptionBudgets for preemption (upstream: the shared
+  // informer factory's listers).
   informers::ClusterListers listers(**watch_client);
 
   scheduler::SchedulerOptions so;

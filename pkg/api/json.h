@@ -76,24 +76,31 @@ StatusOr<WatchEvent<Pod>> DecodePodWatchEvent(JsonParser& parser, JsonText json)
 StatusOr<WatchEvent<Node>> DecodeNodeWatchEvent(JsonParser& parser, JsonText json);
 // A metav1.Status, as sent in HTTP error bodies.
 StatusOr<ApiStatus> DecodeApiStatus(JsonParser& parser, JsonText json);
-// Namespaces and the objects that select pods, reduced to workloads.h's fields (the
-// rest, pod templates included, is skipped). Errors name the object, e.g.
+// The versions[].groupVersion of a discovery APIGroup document (GET /apis/<group>), e.g.
+// {"policy/v1", "policy/v1beta1"}, in the server's order (preferred first).
+StatusOr<std::vector<std::string>> DecodeApiGroupVersions(JsonParser& parser, JsonText json);
+// Namespaces, the objects that select pods and PodDisruptionBudgets (policy/v1 or
+// v1beta1), reduced to workloads.h's fields (the rest, pod templates included, is
+// skipped). Errors name the object, e.g.
 //   replicaset "ns/name": spec.selector.matchExpressions[0].operator: unknown operator "Foo"
 StatusOr<NamespacePtr> DecodeNamespace(JsonParser& parser, JsonText json);
 StatusOr<ServicePtr> DecodeService(JsonParser& parser, JsonText json);
 StatusOr<ReplicationControllerPtr> DecodeReplicationController(JsonParser& parser, JsonText json);
 StatusOr<ReplicaSetPtr> DecodeReplicaSet(JsonParser& parser, JsonText json);
 StatusOr<StatefulSetPtr> DecodeStatefulSet(JsonParser& parser, JsonText json);
+StatusOr<PodDisruptionBudgetPtr> DecodePodDisruptionBudget(JsonParser& parser, JsonText json);
 StatusOr<ObjectList<Namespace>> DecodeNamespaceList(JsonParser& parser, JsonText json);
 StatusOr<ObjectList<Service>> DecodeServiceList(JsonParser& parser, JsonText json);
 StatusOr<ObjectList<ReplicationController>> DecodeReplicationControllerList(JsonParser& parser, JsonText json);
 StatusOr<ObjectList<ReplicaSet>> DecodeReplicaSetList(JsonParser& parser, JsonText json);
 StatusOr<ObjectList<StatefulSet>> DecodeStatefulSetList(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<PodDisruptionBudget>> DecodePodDisruptionBudgetList(JsonParser& parser, JsonText json);
 StatusOr<WatchEvent<Namespace>> DecodeNamespaceWatchEvent(JsonParser& parser, JsonText json);
 StatusOr<WatchEvent<Service>> DecodeServiceWatchEvent(JsonParser& parser, JsonText json);
 StatusOr<WatchEvent<ReplicationController>> DecodeReplicationControllerWatchEvent(JsonParser& parser, JsonText json);
 StatusOr<WatchEvent<ReplicaSet>> DecodeReplicaSetWatchEvent(JsonParser& parser, JsonText json);
 StatusOr<WatchEvent<StatefulSet>> DecodeStatefulSetWatchEvent(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<PodDisruptionBudget>> DecodePodDisruptionBudgetWatchEvent(JsonParser& parser, JsonText json);
 
 // Annotation keys the decoders keep in ObjectMeta::annotations; all others are skipped
 // (see types.h for why). Process-wide, empty by default; replaces the previous list and

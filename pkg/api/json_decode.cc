@@ -163,6 +163,27 @@ StatusOr<ApiStatus> DecodeApiStatus(JsonParser& parser, JsonText json) {
   return status;
 }
 
+StatusOr<std::vector<std::string>> DecodeApiGroupVersions(JsonParser& parser, JsonText json) {
+  namespace ji = json_internal;
+  DecodeError err;
+  ji::od::document doc;
+  ji::od::value root;
+  std::vector<std::string> versions;
+  auto version = [&](ji::od::value& v, std::string& out, DecodeError& e) {
+    return ji::ReadObject(v, e, [&](std::string_view key, ji::od::value& fv) {
+      return key != "groupVersion" || ji::ReadString(fv, out, e);
+    });
+  };
+  bool ok = ji::Iterate(parser.impl(), json, doc, err) && ji::RootValue(doc, root, err) &&
+            ji::ReadObject(root, err, [&](std::string_view key, ji::od::value& fv) {
+              if (key == "kind") return ji::CheckKind(fv, "APIGroup", err);
+              return key != "versions" || ji::ReadArray(fv, versions, err, version);
+            }) &&
+            ji::AtEnd(doc, err);
+  if (!ok) return InvalidArgument("APIGroup: " + err.Describe());
+  return versions;
+}
+
 StatusOr<PodPtr> DecodePod(JsonText json) { return DecodePod(ThreadParser(), json); }
 StatusOr<NodePtr> DecodeNode(JsonText json) { return DecodeNode(ThreadParser(), json); }
 StatusOr<ObjectList<Pod>> DecodePodList(JsonText json) { return DecodePodList(ThreadParser(), json); }

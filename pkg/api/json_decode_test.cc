@@ -412,6 +412,23 @@ TEST(JsonDecodeTest, NodeListAndApiStatus) {
   EXPECT_FALSE(DecodeApiStatus("not json").ok());
 }
 
+TEST(JsonDecodeTest, ApiGroupVersions) {
+  JsonParser parser;
+  // GET /apis/policy on a 1.21-1.24 server.
+  auto versions = DecodeApiGroupVersions(parser, R"({"kind":"APIGroup","apiVersion":"v1","name":"policy",
+    "versions":[{"groupVersion":"policy/v1","version":"v1"},{"groupVersion":"policy/v1beta1","version":"v1beta1"}],
+    "preferredVersion":{"groupVersion":"policy/v1","version":"v1"}})");
+  ASSERT_TRUE(versions.ok()) << versions.status().ToString();
+  EXPECT_EQ(*versions, (std::vector<std::string>{"policy/v1", "policy/v1beta1"}));
+  versions = DecodeApiGroupVersions(parser, R"({"kind":"APIGroup","name":"policy"})");
+  ASSERT_TRUE(versions.ok()) << versions.status().ToString();
+  EXPECT_TRUE(versions->empty());
+  versions = DecodeApiGroupVersions(parser, R"({"kind":"Status","code":404})");
+  ASSERT_FALSE(versions.ok());
+  EXPECT_EQ(versions.status().message(), R"(APIGroup: kind: "Status", expected "APIGroup")");
+  EXPECT_FALSE(DecodeApiGroupVersions(parser, R"({"versions":[{"groupVersion":1}]})").ok());
+}
+
 TEST(JsonDecodeTest, PaddedBufferDecodesInPlace) {
   std::string body = R"({"metadata":{"name":"p","namespace":"d"}})";
   JsonText text = JsonText::Padded(body);

@@ -1,5 +1,6 @@
 // Decoders for namespaces and the objects that select pods (workloads.h): metadata and
-// spec.selector only; pod templates, status and everything else are skipped unread.
+// spec.selector only (and a PodDisruptionBudget's status); pod templates, workload status
+// and everything else are skipped unread.
 #include "pkg/api/json_document.h"
 
 namespace ksched::api {
@@ -58,6 +59,15 @@ bool DecodeSelectorOwner(od::value& v, T& obj, DecodeError& err, std::string_vie
     }
     return true;
   });
+}
+
+// PodDisruptionBudgets come as policy/v1 or (before Kubernetes 1.21, and until 1.25)
+// policy/v1beta1, whichever discovery chose; both have the fields read here.
+bool CheckPolicyApiVersion(od::value& v, DecodeError& err) {
+  std::string_view version;
+  if (!ReadStringView(v, version, err)) return false;
+  if (version.empty() || version == "policy/v1" || version == "policy/v1beta1") return true;
+  return err.Fail("\"" + std::string(version) + "\", expected \"policy/v1\" or \"policy/v1beta1\"");
 }
 
 std::string NamespacedId(const LeanObjectMeta& m) {
@@ -120,6 +130,37 @@ struct Kind<StatefulSet> {
   static std::string Id(const StatefulSet& ss) { return NamespacedId(ss.metadata); }
 };
 
+template <>
+struct Kind<PodDisruptionBudget> {
+  static constexpr std::string_view kName = "poddisruptionbudget";
+  static constexpr std::string_view kList = "PodDisruptionBudgetList";
+  static bool Decode(od::value& v, PodDisruptionBudget& pdb, DecodeError& err) {
+    auto status = [&](std::string_view key, od::value& fv) {
+      if (key == "disruptionsAllowed") return ReadInt32(fv, pdb.disruptions_allowed, err);
+      if (key != "disruptedPods") return true;
+      pdb.disrupted_pods.clear();
+      return ReadObject(fv, err, [&](std::string_view pod, od::value&) {  // pod name -> eviction time
+        pdb.disrupted_pods.emplace_back(pod);
+        return true;
+      });
+    };
+    return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+      if (key == "metadata") return DecodeLeanMeta(fv, pdb.metadata, MetaFields::kNamespaced, err);
+      if (key == "kind") return CheckKind(fv, "PodDisruptionBudget", err);
+      if (key == "apiVersion") return CheckPolicyApiVersion(fv, err);
+      if (key == "spec") {
+        return ReadObject(fv, err, [&](std::string_view skey, od::value& sv) {
+          if (skey == "selector") return ReadOptLabelSelector(sv, pdb.selector, err);
+          return true;
+        });
+      }
+      if (key == "status") return ReadObject(fv, err, status);
+      return true;
+    });
+  }
+  static std::string Id(const PodDisruptionBudget& pdb) { return NamespacedId(pdb.metadata); }
+};
+
 }  // namespace json_internal
 
 using json_internal::DecodeEvent;
@@ -139,6 +180,9 @@ StatusOr<ReplicaSetPtr> DecodeReplicaSet(JsonParser& parser, JsonText json) {
 StatusOr<StatefulSetPtr> DecodeStatefulSet(JsonParser& parser, JsonText json) {
   return DecodeOne<StatefulSet>(parser, json);
 }
+StatusOr<PodDisruptionBudgetPtr> DecodePodDisruptionBudget(JsonParser& parser, JsonText json) {
+  return DecodeOne<PodDisruptionBudget>(parser, json);
+}
 
 StatusOr<ObjectList<Namespace>> DecodeNamespaceList(JsonParser& parser, JsonText json) {
   return DecodeList<Namespace>(parser, json);
@@ -154,6 +198,9 @@ StatusOr<ObjectList<ReplicaSet>> DecodeReplicaSetList(JsonParser& parser, JsonTe
 }
 StatusOr<ObjectList<StatefulSet>> DecodeStatefulSetList(JsonParser& parser, JsonText json) {
   return DecodeList<StatefulSet>(parser, json);
+}
+StatusOr<ObjectList<PodDisruptionBudget>> DecodePodDisruptionBudgetList(JsonParser& parser, JsonText json) {
+  return DecodeList<PodDisruptionBudget>(parser, json);
 }
 
 StatusOr<WatchEvent<Namespace>> DecodeNamespaceWatchEvent(JsonParser& parser, JsonText json) {
@@ -171,6 +218,9 @@ StatusOr<WatchEvent<ReplicaSet>> DecodeReplicaSetWatchEvent(JsonParser& parser, 
 }
 StatusOr<WatchEvent<StatefulSet>> DecodeStatefulSetWatchEvent(JsonParser& parser, JsonText json) {
   return DecodeEvent<StatefulSet>(parser, json);
+}
+StatusOr<WatchEvent<PodDisruptionBudget>> DecodePodDisruptionBudgetWatchEvent(JsonParser& parser, JsonText json) {
+  return DecodeEvent<PodDisruptionBudget>(parser, json);
 }
 
 }  // namespace ksched::api

@@ -181,5 +181,94 @@ TEST(JsonDecodeWorkloadsTest, ListsAndWatchEvents) {
   EXPECT_EQ(rs_ev->object->metadata.name, "r");
 }
 
+// A policy/v1 PodDisruptionBudget as the disruption controller leaves it: of the status
+// only disruptionsAllowed and the names of disruptedPods are kept.
+constexpr std::string_view kPdb = R"({
+  "apiVersion": "policy/v1",
+  "kind": "PodDisruptionBudget",
+  "metadata": {"name": "web", "namespace": "prod", "uid": "u-7", "resourceVersion": "88", "generation": 2,
+               "labels": {"team": "shop"}, "annotations": {"a": "b"}},
+  "spec": {"minAvailable": "50%", "selector": {"matchLabels": {"app": "web"}},
+           "unhealthyPodEvictionPolicy": "AlwaysAllow"},
+  "status": {
+    "observedGeneration": 2,
+    "disruptedPods": {"web-1": "2024-05-01T10:00:00Z", "web-0": "2024-05-01T10:00:01Z"},
+    "disruptionsAllowed": 1,
+    "currentHealthy": 3, "desiredHealthy": 2, "expectedPods": 4,
+    "conditions": [{"type": "DisruptionAllowed", "status": "True", "reason": "SufficientPods"}]
+  }
+})";
+
+TEST(JsonDecodeWorkloadsTest, PodDisruptionBudgetKeepsSelectorAndAllowance) {
+  JsonParser parser;
+  auto pdb = DecodePodDisruptionBudget(parser, kPdb);
+  ASSERT_TRUE(pdb.ok()) << pdb.status().ToString();
+  PodDisruptionBudget want;
+  want.metadata = {.name = "web", .namespace_ = "prod", .uid = "u-7", .resource_version = "88"};
+  want.selector = LabelSelector{{{"app", "web"}}, {}};
+  want.disruptions_allowed = 1;
+  want.disrupted_pods = {"web-1", "web-0"};
+  EXPECT_EQ(**pdb, want);
+
+  // policy/v1beta1 (the only version before 1.21) has the same fields; an absent status
+  // allows nothing.
+  auto beta = DecodePodDisruptionBudget(parser, R"({"apiVersion":"policy/v1beta1","kind":"PodDisruptionBudget",
+      "metadata":{"name":"db","namespace":"prod"},"spec":{"maxUnavailable":1,"selector":{"matchExpressions":[
+      {"key":"app","operator":"In","values":["db"]}]}}})");
+  ASSERT_TRUE(beta.ok()) << beta.status().ToString();
+  EXPECT_EQ((*beta)->selector->match_expressions,
+            (std::vector<LabelSelectorRequirement>{{"app", SelectorOperator::kIn, {"db"}}}));
+  EXPECT_EQ((*beta)->disruptions_allowed, 0);
+  EXPECT_TRUE((*beta)->disrupted_pods.empty());
+  beta = DecodePodDisruptionBudget(parser, R"({"metadata":{"name":"x","namespace":"a"},"spec":{},
+      "status":{"disruptedPods":null,"disruptionsAllowed":0}})");
+  ASSERT_TRUE(beta.ok()) << beta.status().ToString();
+  EXPECT_FALSE((*beta)->selector.has_value());
+
+  struct Case {
+    std::string json;
+    std::string want;
+  };
+  const Case bad[] = {
+      {R"({"metadata":{"name":"x","namespace":"a"},"apiVersion":"apps/v1"})",
+       R"(poddisruptionbudget "a/x": apiVersion: "apps/v1", expected "policy/v1" or "policy/v1beta1")"},
+      {R"({"metadata":{"name":"x","namespace":"a"},"kind":"ReplicaSet"})",
+       R"(poddisruptionbudget "a/x": kind: "ReplicaSet", expected "PodDisruptionBudget")"},
+      {R"({"metadata":{"name":"x","namespace":"a"},"status":{"disruptionsAllowed":"1"}})",
+       R"(poddisruptionbudget "a/x": status.disruptionsAllowed: expected integer, got string)"},
+      {R"({"metadata":{"name":"x","namespace":"a"},"status":{"disruptedPods":["p"]}})",
+       R"(poddisruptionbudget "a/x": status.disruptedPods: expected object, got array)"},
+  };
+  for (const Case& tc : bad) {
+    auto got = DecodePodDisruptionBudget(parser, tc.json);
+    ASSERT_FALSE(got.ok()) << tc.json;
+    EXPECT_EQ(got.status().message(), tc.want);
+  }
+}
+
+TEST(JsonDecodeWorkloadsTest, PodDisruptionBudgetListAndWatchEvent) {
+  JsonParser parser;
+  auto list = DecodePodDisruptionBudgetList(parser, R"({"apiVersion":"policy/v1beta1","kind":"PodDisruptionBudgetList",
+      "metadata":{"resourceVersion":"40"},"items":[
+      {"metadata":{"name":"a","namespace":"x"},"spec":{"selector":{"matchLabels":{"app":"a"}}},
+       "status":{"disruptionsAllowed":2}},
+      {"metadata":{"name":"b","namespace":"x"},"apiVersion":"policy/v2"}]})");
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  EXPECT_EQ(list->resource_version, "40");
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(list->items[0]->disruptions_allowed, 2);
+  ASSERT_EQ(list->skipped.size(), 1u);  // an unknown version is skipped, not misread
+  EXPECT_EQ(list->skipped[0].error, R"(items[1]: poddisruptionbudget "x/b": apiVersion: "policy/v2", )"
+                                    R"(expected "policy/v1" or "policy/v1beta1")");
+
+  auto ev = DecodePodDisruptionBudgetWatchEvent(parser, R"({"type":"MODIFIED","object":{"apiVersion":"policy/v1",
+      "kind":"PodDisruptionBudget","metadata":{"name":"a","namespace":"x","resourceVersion":"41"},
+      "status":{"disruptedPods":{"a-0":"2024-05-01T10:00:00Z"},"disruptionsAllowed":0}}})");
+  ASSERT_TRUE(ev.ok()) << ev.status().ToString();
+  EXPECT_EQ(ev->type, WatchEventType::kModified);
+  EXPECT_EQ(ev->resource_version, "41");
+  EXPECT_EQ(ev->object->disrupted_pods, std::vector<std::string>{"a-0"});
+}
+
 }  // namespace
 }  // namespace ksched::api

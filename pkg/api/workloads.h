@@ -1,13 +1,14 @@
 // Namespaces and the objects that select pods (Services, ReplicationControllers,
-// ReplicaSets, StatefulSets), reduced to what api::ClusterLister's lookups read: a
-// namespace's labels and each workload's pod selector. A cluster can hold thousands of
-// these, and a ReplicaSet's pod template alone is often kilobytes, so the decoders
-// keep nothing else.
+// ReplicaSets, StatefulSets, PodDisruptionBudgets), reduced to what api::ClusterLister's
+// lookups read: a namespace's labels, each workload's pod selector, a budget's status. A
+// cluster can hold thousands of these, and a ReplicaSet's pod template alone is often
+// kilobytes, so the decoders keep nothing else.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pkg/api/types.h"
 
@@ -60,10 +61,22 @@ struct StatefulSet {
   bool operator==(const StatefulSet&) const = default;
 };
 
+// A policy/v1 or policy/v1beta1 PodDisruptionBudget as preemption reads it (upstream
+// defaultpreemption filterPodsWithPDBViolation): spec.selector, status.disruptionsAllowed
+// and the pod names of status.disruptedPods (its timestamps are not kept).
+struct PodDisruptionBudget {
+  LeanObjectMeta metadata;
+  std::optional<LabelSelector> selector;
+  int32_t disruptions_allowed = 0;
+  std::vector<std::string> disrupted_pods;
+  bool operator==(const PodDisruptionBudget&) const = default;
+};
+
 using NamespacePtr = std::shared_ptr<const Namespace>;
 using ServicePtr = std::shared_ptr<const Service>;
 using ReplicationControllerPtr = std::shared_ptr<const ReplicationController>;
 using ReplicaSetPtr = std::shared_ptr<const ReplicaSet>;
 using StatefulSetPtr = std::shared_ptr<const StatefulSet>;
+using PodDisruptionBudgetPtr = std::shared_ptr<const PodDisruptionBudget>;
 
 }  // namespace ksched::api

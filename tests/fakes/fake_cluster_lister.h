@@ -1,9 +1,13 @@
-// An api::ClusterLister over objects a test sets directly: namespaces with labels, and
-// the selectors of Services, ReplicationControllers, ReplicaSets and StatefulSets, with
-// the same selection rules as informers/cluster_lister.h (upstream helper.DefaultSelector).
+// An api::ClusterLister over objects a test sets directly: namespaces with labels, the
+// selectors of Services, ReplicationControllers, ReplicaSets and StatefulSets, with the
+// same selection rules as informers/cluster_lister.h (upstream helper.DefaultSelector),
+// and PodDisruptionBudgets.
 #pragma once
 
+#include <algorithm>
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,14 +30,21 @@ class FakeClusterLister final : public api::ClusterLister {
   std::map<std::string, api::StringMap, std::less<>> namespaces;  // name -> labels
   std::vector<MapSelector> services, replication_controllers;
   std::vector<WorkloadSelector> replica_sets, stateful_sets;
-  std::vector<api::DisruptionBudgetPtr> disruption_budgets;  // any namespace
+  // Any order, any namespace; DisruptionBudgets() answers as ClusterIndex does.
+  std::vector<api::DisruptionBudgetPtr> budgets;
 
-  std::vector<api::DisruptionBudgetPtr> DisruptionBudgets(std::string_view ns) const override {
-    std::vector<api::DisruptionBudgetPtr> out;
-    for (const auto& b : disruption_budgets) {
-      if (b->namespace_ == ns) out.push_back(b);
-    }
-    return out;
+  // A budget over `selector`; an invalid one leaves it covering no pod (and unlisted).
+  static api::DisruptionBudgetPtr Budget(std::string ns, std::string name, const api::LabelSelector& selector,
+                                         int32_t disruptions_allowed,
+                                         std::set<std::string, std::less<>> disrupted = {}) {
+    auto matcher = api::LabelSelectorMatcher::Parse(selector);
+    return std::make_shared<const api::DisruptionBudget>(api::DisruptionBudget{
+        .namespace_ = std::move(ns),
+        .name = std::move(name),
+        .selector = matcher.ok() ? std::move(*matcher) : api::LabelSelectorMatcher{},
+        .disruptions_allowed = disruptions_allowed,
+        .disrupted_pods = std::move(disrupted),
+    });
   }
 
   std::optional<api::StringMap> NamespaceLabels(std::string_view name) const override {
@@ -73,6 +84,15 @@ class FakeClusterLister final : public api::ClusterLister {
         for (const auto& r : w.selector.match_expressions) out.match_expressions.push_back(r);
       }
     }
+    return out;
+  }
+
+  std::vector<api::DisruptionBudgetPtr> DisruptionBudgets(std::string_view ns) const override {
+    std::vector<api::DisruptionBudgetPtr> out;
+    for (const auto& b : budgets) {
+      if (b->namespace_ == ns && !b->selector.Empty()) out.push_back(b);
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a->name < b->name; });
     return out;
   }
 };

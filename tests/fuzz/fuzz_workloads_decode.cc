@@ -1,6 +1,6 @@
-// libFuzzer target: the Namespace, Service, ReplicationController, ReplicaSet and
-// StatefulSet decoders (object, list, watch event) on arbitrary bytes. Each input goes
-// through all fifteen: they share the document and metadata code, and an input that
+// libFuzzer target: the Namespace, Service, ReplicationController, ReplicaSet,
+// StatefulSet and PodDisruptionBudget decoders (object, list, watch event) on arbitrary
+// bytes. Each input goes through all eighteen: they share the document and metadata code, and an input that
 // steers one kind's decoder deep is usually a near miss for the others.
 //
 // Invariants beyond "no crash": in-place and copied decodes agree; watch events that
@@ -40,6 +40,9 @@ void Exercise(const ReplicaSet& rs) {
 }
 void Exercise(const StatefulSet& ss) {
   if (ss.selector) ExerciseSelector(*ss.selector);
+}
+void Exercise(const PodDisruptionBudget& pdb) {
+  if (pdb.selector) ExerciseSelector(*pdb.selector);
 }
 
 template <typename T, typename One, typename List, typename Event>
@@ -92,6 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   KSCHED_DECODERS(ReplicationController);
   KSCHED_DECODERS(ReplicaSet);
   KSCHED_DECODERS(StatefulSet);
+  KSCHED_DECODERS(PodDisruptionBudget);
 #undef KSCHED_DECODERS
   return 0;
 }

@@ -238,8 +238,8 @@ std::string Resource(std::string_view ns, std::string_view group, std::string_vi
          R"(","verb":")" + std::string(verb) + R"(","name":")" + std::string(name) + R"("})";
 }
 
-// rbac.yaml grants what ksched calls (informers, binding, status patches, events, its own
-// lease, token/access reviews for /metrics) and nothing around it.
+// rbac.yaml grants what ksched calls (informers, binding, status patches, preemption's
+// deletes, events, its own lease, token/access reviews for /metrics) and nothing around it.
 TEST(ManifestsIntegrationTest, RbacGrantsExactlyWhatKschedCalls) {
   auto c = AdminClient();
   ASSERT_TRUE(ApplyManifestFile(*c, kManifests + "/rbac.yaml").ok());
@@ -261,6 +261,9 @@ TEST(ManifestsIntegrationTest, RbacGrantsExactlyWhatKschedCalls) {
       {Resource("", "apps", "replicasets", "", "watch"), true},
       {Resource("", "apps", "statefulsets", "", "list"), true},
       {Resource("", "apps", "statefulsets", "", "watch"), true},
+      {Resource("", "policy", "poddisruptionbudgets", "", "list"), true},
+      {Resource("", "policy", "poddisruptionbudgets", "", "watch"), true},
+      {Resource("team-a", "", "pods", "", "delete"), true},
       {Resource("team-a", "", "pods", "binding", "create"), true},
       {Resource("team-a", "", "pods", "status", "patch"), true},
       {Resource("team-a", "events.k8s.io", "events", "", "create"), true},
@@ -273,7 +276,10 @@ TEST(ManifestsIntegrationTest, RbacGrantsExactlyWhatKschedCalls) {
       // Not needed, so not granted.
       {Resource("kube-system", "coordination.k8s.io", "leases", "", "update", "kube-scheduler"), false},
       {Resource("default", "coordination.k8s.io", "leases", "", "create"), false},
-      {Resource("team-a", "", "pods", "", "delete"), false},
+      {Resource("", "", "nodes", "", "delete"), false},
+      {Resource("team-a", "policy", "poddisruptionbudgets", "", "update"), false},
+      {Resource("team-a", "policy", "poddisruptionbudgets", "status", "update"), false},
+      {Resource("team-a", "", "pods", "eviction", "create"), false},
       {Resource("team-a", "", "pods", "", "update"), false},
       {Resource("", "", "nodes", "", "update"), false},
       {Resource("team-a", "", "secrets", "", "get"), false},

@@ -192,7 +192,7 @@ TEST(SelectVictimsOnNodeTest, PdbProtectedPodIsReprievedFirst) {
   pdb->name = "pdb-a";
   pdb->selector = *api::LabelSelectorMatcher::Parse(testing::LabelsSelector({{"app", "a"}}));
   pdb->disruptions_allowed = 0;
-  env.lister.disruption_budgets.push_back(pdb);
+  env.lister.budgets.push_back(pdb);
   auto [s, v] = env.Select(*Pod("p", 100, "1"), "n1");
   ASSERT_TRUE(s.IsSuccess()) << s.Message();
   EXPECT_EQ(Keys(v.pods), std::vector<std::string>{"b"});
