@@ -295,5 +295,25 @@ TEST_F(QueueHintsTest, UnschedulablePodsByPlugin) {
             (UnschedulablePluginCounts{{{"SchedulingGates", "default-scheduler"}, 1}}));
 }
 
+// A nomination made during the attempt (preemption) is not dropped by the requeue that
+// follows it, though the pod's status does not carry it yet; a status that names a node
+// still wins, and one cleared on the server clears it.
+TEST_F(QueueHintsTest, NominationSurvivesTheRequeue) {
+  QueuedPodInfoPtr info = AddAndPop(ZonePod("p"));
+  api::PodPtr pod = info->pod_ptr();
+  q_->nominator().AddNominatedPod(pod, {.mode = NominatingInfo::Mode::kOverride, .node_name = "n1"});
+  ASSERT_TRUE(Fail(std::move(info), {"Fit"}).ok());
+  EXPECT_EQ(q_->nominator().NominatedNodeFor(*pod), "n1");
+  ASSERT_EQ(q_->nominator().NominatedPodsForNode("n1").size(), 1u);
+
+  // The API server's copy arrives with the nomination, then someone clears it.
+  api::PodPtr with = WithChange(pod, [](api::Pod& p) { p.status.nominated_node_name = "n1"; });
+  ASSERT_TRUE(q_->Update(pod, with).ok());
+  EXPECT_EQ(q_->nominator().NominatedNodeFor(*pod), "n1");
+  api::PodPtr cleared = WithChange(with, [](api::Pod& p) { p.status.nominated_node_name.clear(); });
+  ASSERT_TRUE(q_->Update(with, cleared).ok());
+  EXPECT_EQ(q_->nominator().NominatedNodeFor(*pod), "");
+}
+
 }  // namespace
 }  // namespace ksched::queue

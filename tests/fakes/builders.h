@@ -39,6 +39,7 @@ class PodBuilder {
   PodBuilder& Priority(int32_t v) { pod_.spec.priority = v; return *this; }
   PodBuilder& CreationTimestamp(std::string v) { pod_.metadata.creation_timestamp = std::move(v); return *this; }
   PodBuilder& StartTime(std::string v) { pod_.status.start_time = std::move(v); return *this; }
+  PodBuilder& PriorityClassName(std::string v) { pod_.spec.priority_class_name = std::move(v); return *this; }
   PodBuilder& PreemptionPolicy(std::string v) { pod_.spec.preemption_policy = std::move(v); return *this; }
   PodBuilder& NominatedNodeName(std::string v) { pod_.status.nominated_node_name = std::move(v); return *this; }
   PodBuilder& Terminating() { pod_.metadata.deletion_timestamp = "2026-01-01T00:00:00Z"; return *this; }
