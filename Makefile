@@ -72,8 +72,9 @@ bench: bench-client bench-decode bench-queue bench-algorithm
 bench-client: control-plane build
 	bash scripts/bench-client.sh $(BUILD)
 
-# WORKLOAD=basic|anti-affinity|spread|preferred-affinity|replicaset|all (default basic);
-# NODES, PODS, QPS, UPSTREAM=0 override. Fails if ksched's placement has violations.
+# WORKLOAD=basic|anti-affinity|spread|preferred-affinity|replicaset|preemption|all (default
+# basic); NODES, PODS, QPS, UPSTREAM=0 (ksched only), KSCHED=0 (kube-scheduler only)
+# override. Fails if a ksched run times out, has violations, or evicts other than expected.
 bench-e2e: control-plane build
 	bash scripts/bench-e2e.sh $(BUILD)
 

@@ -2,17 +2,26 @@
 # make bench-e2e: nodes + pods created while no scheduler runs, then the scheduler starts;
 # time to all bound, throughput, CPU/pod, peak RSS, then the placement checked against
 # the pods' constraints ("violations: N").
-# Runs ksched and (unless UPSTREAM=0) kube-scheduler 1.20.2 built from the same Debian
-# source package, each on a fresh control plane with the same qps/burst, and prints
-# the ratios. WORKLOAD picks what is created (bench/e2e/workloads.cc holds the table of
-# node/pod counts; NODES and PODS override them), QPS the client rate:
+# Runs ksched (unless KSCHED=0) and kube-scheduler 1.20.2 (unless UPSTREAM=0) built from
+# the same Debian source package, each on a fresh control plane with the same qps/burst,
+# and prints the ratios. WORKLOAD picks what is created (bench/e2e/workloads.cc holds the
+# table of node/pod counts; NODES and PODS override them), QPS the client rate:
 #   basic (default)     1,000 nodes, 3,000 pods (100m / 500Mi)
 #   anti-affinity       1,000 nodes, 1,000 pods with required podAntiAffinity on hostname
 #   spread              1,000 nodes in 10 zones, 2,000 pods spread on zone and hostname
 #   preferred-affinity  1,000 nodes in 10 zones, 2,000 pods preferring each other's zone
 #   replicaset          1,000 nodes in 10 zones, 3,000 pods of one ReplicaSet
+#   preemption          500 nodes of 4 CPU each filled with 4 low-priority pods of 900m,
+#                       created already bound (no scheduler places them); then 500
+#                       high-priority pods of 3000m, each of which must preempt 3 of them
+#                       (upstream scheduler_perf's Preemption/500Nodes). A kubelet stand-in
+#                       in the bench finishes the victims' graceful deletes. Also prints
+#                       the victims (expected 1,500) and how soon each preemptor was bound
+#                       after its node's last victim went.
 #   all                 each of the above in turn
-# Exits non-zero if ksched's placement has violations.
+# The scheduler must bind every pod, with no gap of 2 minutes between binds (10 minutes in
+# all), else its run ends with "TIMEOUT: ..." and fails. Exits non-zero if a ksched run
+# failed, its placement has violations, or it evicted other than the expected victims.
 set -euo pipefail
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +29,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CP="$ROOT/tests/e2e/control-plane.sh"
 QPS=${QPS:-5000}; WORKLOAD=${WORKLOAD:-basic}
 DIR=${KSCHED_BENCH_DIR:-/tmp/ksched-bench-e2e}
-ALL=(basic anti-affinity spread preferred-affinity replicaset)
+ALL=(basic anti-affinity spread preferred-affinity replicaset preemption)
 if [ "$WORKLOAD" = all ]; then
   WORKLOADS=("${ALL[@]}")
 elif [[ " ${ALL[*]} " == *" $WORKLOAD "* ]]; then
@@ -31,24 +40,33 @@ fi
 BIN=$(bash "$CP" build)
 trap 'bash "$CP" down "$DIR" >/dev/null 2>&1 || true' EXIT INT TERM
 
-run() { # WORKLOAD NAME SCHEDULER-NAME CMD...  (output in $DIR<tag>.NAME.out)
-  local workload=$1 name=$2 sname=$3; shift 3
+run() { # WORKLOAD NAME SCHEDULER-NAME CMD...  (output in $DIR<tag>.NAME.out; bench_e2e's status)
+  local workload=$1 name=$2 sname=$3 rc=0; shift 3
   KSCHED_CP_OWNER_PID=$$ bash "$CP" up "$DIR" 2>/dev/null
   echo "== $name${tag:+ ($workload)}" >&2
   BENCH_SERVER_PIDS="$(cat "$DIR/apiserver.pid") $(cat "$DIR/etcd.pid")" \
     "$BUILD/bench/e2e/bench_e2e" "$DIR/kubeconfig" "${NODES:--}" "${PODS:--}" "$sname" "$workload" -- "$@" \
-    | tee "$DIR$tag.$name.out"
+    | tee "$DIR$tag.$name.out" || rc=$?
   bash "$CP" down "$DIR" >/dev/null 2>&1
+  return $rc
+}
+field() { sed -n "s/$1/\1/p" "$2" | head -1; } # PATTERN-WITH-ONE-GROUP FILE
+preemption_figures() { # LABEL FILE: the victims and delays of a run that has them (preemption)
+  local victims; victims=$(field '^victims: \([0-9]*\) .*' "$2")
+  [ -n "$victims" ] || return 0
+  echo "$1 ($w): victims $victims (expected $(field '^victims: .*(expected \([0-9]*\):.*' "$2"));" \
+    "bound after its node's last victim went: median $(field '.*removal: median \([0-9]*\) ms.*' "$2") ms," \
+    "p90 $(field '.*removal: .*p90 \([0-9]*\) ms.*' "$2") ms, max $(field '.*removal: .*max \([0-9]*\) ms.*' "$2") ms"
 }
 
-cat > /tmp/ksched-bench-config.yaml <<EOC
+cat > "$DIR.ksched-config.yaml" <<EOC
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection: {qps: $QPS, burst: $QPS}
 leaderElection: {leaderElect: false}
 profiles: [{schedulerName: ksched}]
 EOC
-cat > /tmp/kube-scheduler-bench-config.yaml <<EOC
+cat > "$DIR.kube-scheduler-config.yaml" <<EOC
 apiVersion: kubescheduler.config.k8s.io/v1beta1
 kind: KubeSchedulerConfiguration
 clientConnection: {kubeconfig: $DIR/kubeconfig, qps: $QPS, burst: $QPS}
@@ -56,32 +74,43 @@ leaderElection: {leaderElect: false}
 profiles: [{schedulerName: default-scheduler}]
 EOC
 
-violated=()
+failed=()
 for w in "${WORKLOADS[@]}"; do
   tag=""; [ "$w" = basic ] || tag=".$w"  # basic keeps the file names it always had
-  run "$w" ksched ksched "$BUILD/cmd/ksched/ksched" --config /tmp/ksched-bench-config.yaml --kubeconfig "$DIR/kubeconfig"
-  cp "$DIR$tag.ksched.out" "/tmp/ksched-bench$tag-ksched.out"
-  k_out="/tmp/ksched-bench$tag-ksched.out"
-  v=$(sed -n 's/^violations: \([0-9]*\)$/\1/p' "$k_out")
-  [ "${v:-0}" = 0 ] || violated+=("$w: $v")
+  k_ok=false; u_ok=false
+  k_out="/tmp/ksched-bench$tag-ksched.out"; u_out="$DIR$tag.kube-scheduler.out"
+  if [ "${KSCHED:-1}" != 0 ]; then
+    k_ok=true
+    run "$w" ksched ksched "$BUILD/cmd/ksched/ksched" --config "$DIR.ksched-config.yaml" \
+      --kubeconfig "$DIR/kubeconfig" || { k_ok=false; failed+=("$w: ksched run failed (see above)"); }
+    cp "$DIR$tag.ksched.out" "$k_out"
+    v=$(field '^violations: \([0-9]*\)$' "$k_out")
+    [ "${v:-0}" = 0 ] || failed+=("$w: ksched's placement has $v violation(s)")
+    victims=$(field '^victims: \([0-9]*\) .*' "$k_out")
+    expected=$(field '^victims: .*(expected \([0-9]*\):.*' "$k_out")
+    ! $k_ok || [ "$victims" = "$expected" ] || failed+=("$w: ksched evicted $victims pods, expected $expected")
+  fi
 
   if [ "${UPSTREAM:-1}" != 0 ]; then
-    run "$w" kube-scheduler default-scheduler "$BIN/kube-scheduler" --config /tmp/kube-scheduler-bench-config.yaml \
-      --port=0 --secure-port=0 --v=0
-    u_out="$DIR$tag.kube-scheduler.out"
-    k_tp=$(sed -n 's/.*average \([0-9]*\) pods\/s.*/\1/p' "$k_out")
-    u_tp=$(sed -n 's/.*average \([0-9]*\) pods\/s.*/\1/p' "$u_out")
-    k_cpu=$(sed -n 's/.*deferred writes: [0-9]* ms total, \([0-9.]*\) ms per pod.*/\1/p' "$k_out")
-    u_cpu=$(sed -n 's/.*deferred writes: [0-9]* ms total, \([0-9.]*\) ms per pod.*/\1/p' "$u_out")
-    k_rss=$(sed -n 's/.*peak RSS: \([0-9.]*\) MB/\1/p' "$k_out")
-    u_rss=$(sed -n 's/.*peak RSS: \([0-9.]*\) MB/\1/p' "$u_out")
+    run "$w" kube-scheduler default-scheduler "$BIN/kube-scheduler" --config "$DIR.kube-scheduler-config.yaml" \
+      --port=0 --secure-port=0 --v=0 && u_ok=true || echo "bench-e2e: the kube-scheduler run failed ($w)" >&2
+  fi
+  if $k_ok && $u_ok; then
+    k_tp=$(field '.*average \([0-9]*\) pods\/s.*' "$k_out")
+    u_tp=$(field '.*average \([0-9]*\) pods\/s.*' "$u_out")
+    k_cpu=$(field '.*deferred writes: [0-9]* ms total, \([0-9.]*\) ms per pod.*' "$k_out")
+    u_cpu=$(field '.*deferred writes: [0-9]* ms total, \([0-9.]*\) ms per pod.*' "$u_out")
+    k_rss=$(field '.*peak RSS: \([0-9.]*\) MB' "$k_out")
+    u_rss=$(field '.*peak RSS: \([0-9.]*\) MB' "$u_out")
     awk -v kt="$k_tp" -v ut="$u_tp" -v kc="$k_cpu" -v uc="$u_cpu" -v kr="$k_rss" -v ur="$u_rss" -v w="${tag:+ ($w)}" 'BEGIN {
       printf "ratio ksched/kube-scheduler%s: throughput %.1fx, CPU per pod %.2fx (%.1fx less), peak RSS %.2fx\n",
         w, kt/ut, kc/uc, uc/kc, kr/ur }'
   fi
+  if $k_ok; then preemption_figures ksched "$k_out"; fi
+  if $u_ok; then preemption_figures kube-scheduler "$u_out"; fi
 done
 
-if [ ${#violated[@]} -gt 0 ]; then
-  echo "bench-e2e: ksched's placement has violations: ${violated[*]}" >&2
+if [ ${#failed[@]} -gt 0 ]; then
+  printf 'bench-e2e: %s\n' "${failed[@]}" >&2
   exit 1
 fi

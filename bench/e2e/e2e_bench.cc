@@ -2,13 +2,18 @@
 //   bench_e2e <kubeconfig> <nodes> <pods> <schedulerName> [<workload>] -- <scheduler command...>
 // Creates the workload's nodes and pods (bench/e2e/workloads.h; "-" for <nodes> or <pods>
 // takes the workload's default; the default workload is "basic") while no scheduler runs,
-// then starts the scheduler command, watches the pods until all are bound (or a timeout),
-// and prints: time to all bound, throughput (average, and per-second p50/p90/p99 over the
-// busy period), scheduler CPU ms per pod (utime+stime from /proc) until all are bound and
+// then starts the scheduler command, watches the pods until all are bound (or no bind for
+// 2 minutes, or 10 minutes in all: then it prints "TIMEOUT: ..." and exits 1), and prints:
+// time to all bound, throughput (average, and per-second p50/p90/p99 over the busy
+// period), scheduler CPU ms per pod (utime+stime from /proc) until all are bound and
 // again once the scheduler has gone quiet (writes it deferred, such as events, included),
 // the Scheduled events recorded, and peak RSS (VmHWM). Then it checks the placement
 // against the workload's constraints and prints "violations: N" (0 for workloads without
 // hard constraints).
+// A workload with a fill (preemption) first creates its PriorityClasses and the
+// low-priority pods, already bound. In every workload a kubelet stand-in
+// (tests/e2e/kubelet_standin.h) finishes graceful deletes while the scheduler runs, and
+// its watch is the one the binds are timed on.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,6 +33,7 @@
 #include "informers/informer.h"
 #include "informers/rest_config.h"
 #include "pkg/api/json.h"
+#include "tests/e2e/kubelet_standin.h"
 
 namespace {
 
@@ -35,8 +41,11 @@ using namespace ksched;
 using Steady = std::chrono::steady_clock;
 constexpr auto kTimeout = std::chrono::minutes(10);
 constexpr auto kQuietTimeout = std::chrono::minutes(1);
+// No new bind for this long: the scheduler is taken to have given up on the rest.
+constexpr auto kStallTimeout = std::chrono::minutes(2);
 
-// Counts first-time binds with their times, and where each pod went.
+// Counts first-time binds of the measured pods (not a fill's) with their times, and where
+// each pod went.
 class BindRecorder : public informers::EventHandler<api::Pod> {
  public:
   void OnAdd(const api::PodPtr& p) override {
@@ -54,6 +63,15 @@ class BindRecorder : public informers::EventHandler<api::Pod> {
     std::lock_guard l(mu_);
     return times_;
   }
+  Steady::time_point last() {
+    std::lock_guard l(mu_);
+    return times_.empty() ? Steady::time_point() : times_.back();
+  }
+  // Pod name -> when its bind was seen.
+  std::unordered_map<std::string, Steady::time_point> bound_at() {
+    std::lock_guard l(mu_);
+    return bound_at_;
+  }
   // Pod name -> node name.
   std::unordered_map<std::string, std::string> nodes() {
     std::lock_guard l(mu_);
@@ -62,13 +80,16 @@ class BindRecorder : public informers::EventHandler<api::Pod> {
 
  private:
   void Record(const api::Pod& p) {
+    if (p.metadata.name.starts_with(bench::kFillPodPrefix)) return;
     std::lock_guard l(mu_);
     times_.push_back(Steady::now());
     node_of_pod_[p.metadata.name] = p.spec.node_name;
+    bound_at_[p.metadata.name] = times_.back();
   }
   std::mutex mu_;
   std::vector<Steady::time_point> times_;
   std::unordered_map<std::string, std::string> node_of_pod_;
+  std::unordered_map<std::string, Steady::time_point> bound_at_;
 };
 
 bool CreateAll(informers::ApiClient& c, const std::string& path, const std::vector<std::string>& bodies) {
@@ -133,15 +154,40 @@ std::string CreateReplicaSet(informers::ApiClient& c) {
   return std::string(uid);
 }
 
+// The PriorityClasses of a fill (one may exist already).
+bool CreatePriorityClasses(informers::ApiClient& c, const bench::Fill& fill) {
+  for (const bench::PriorityClass& pc : {fill.low, fill.high}) {
+    auto r = c.Do({.verb = informers::Verb::kPost, .path = "/apis/scheduling.k8s.io/v1/priorityclasses",
+                   .body = bench::PriorityClassJson(pc)});
+    if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists) {
+      std::fprintf(stderr, "create PriorityClass %s failed: %s\n", std::string(pc.name).c_str(),
+                   r.status().ToString().c_str());
+      return false;
+    }
+  }
+  return true;
+}
+// Whether the Priority admission plugin resolved the pod's class into spec.priority.
+bool HasPriority(informers::ApiClient& c, const std::string& name, int32_t want) {
+  auto r = c.Do({.path = "/api/v1/namespaces/default/pods/" + name});
+  StatusOr<api::PodPtr> pod = r.ok() ? api::DecodePod(r->body) : StatusOr<api::PodPtr>(r.status());
+  std::string got;
+  if (!pod.ok()) {
+    got = pod.status().ToString();
+  } else if (!(*pod)->spec.priority) {
+    got = "none (is the Priority admission plugin off?)";
+  } else if (*(*pod)->spec.priority != want) {
+    got = std::to_string(*(*pod)->spec.priority);
+  } else {
+    return true;
+  }
+  std::fprintf(stderr, "pod %s: expected spec.priority %d from its PriorityClass, got %s\n", name.c_str(), want,
+               got.c_str());
+  return false;
+}
+
 // "-": the workload's default.
 int CountArg(const char* arg, int fallback) { return std::string_view(arg) == "-" ? fallback : std::atoi(arg); }
-
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t i = static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
-  return v[std::min(i, v.size() - 1)];
-}
 
 }  // namespace
 
@@ -188,17 +234,38 @@ int main(int argc, char** argv) {
   if (!CreateAll(c, "/api/v1/nodes", nodes)) return 1;
   std::string owner_uid;
   if (workload->replica_set && (owner_uid = CreateReplicaSet(c)).empty()) return 1;
+  const bench::Fill* fill = workload->fill;
+  if (fill != nullptr) {
+    if (!CreatePriorityClasses(c, *fill)) return 1;
+    std::vector<std::string> low;
+    for (int n = 0; n < num_nodes; ++n)
+      for (int j = 0; j < fill->per_node; ++j)
+        low.push_back(api::EncodePod(bench::MakeFillPod(*workload, n, j, scheduler_name)));
+    if (!CreateAll(c, "/api/v1/namespaces/default/pods", low)) return 1;
+  }
   for (int i = 0; i < num_pods; ++i)
     pods.push_back(api::EncodePod(bench::MakePod(*workload, i, scheduler_name, owner_uid)));
   if (!CreateAll(c, "/api/v1/namespaces/default/pods", pods)) return 1;
-  std::fprintf(stderr, "workload %s: created %d nodes and %d pods in %.1f s\n", workload_name.c_str(), num_nodes,
-               num_pods, std::chrono::duration<double>(Steady::now() - t0).count());
+  const double create_s = std::chrono::duration<double>(Steady::now() - t0).count();
+  if (fill != nullptr) {
+    if (num_pods > 0 && (!HasPriority(c, std::string(bench::kFillPodPrefix) + "0-0", fill->low.value) ||
+                         !HasPriority(c, "bench-pod-0", fill->high.value)))
+      return 1;
+    std::printf("workload %s: %d nodes filled with %d %s pods (%d per node) created already bound "
+                "(spec.nodeName set: no scheduler placed them), then %d %s pods to schedule; created in %.1f s\n",
+                workload_name.c_str(), num_nodes, num_nodes * fill->per_node, std::string(fill->low.name).c_str(),
+                fill->per_node, num_pods, std::string(fill->high.name).c_str(), create_s);
+  } else {
+    std::fprintf(stderr, "workload %s: created %d nodes and %d pods in %.1f s\n", workload_name.c_str(), num_nodes,
+                 num_pods, create_s);
+  }
 
+  // The stand-in's watch also feeds the bind recorder, so bind and removal times are
+  // taken on one watch.
   BindRecorder rec;
-  informers::PodInformer inf(c, "/api/v1/namespaces/default/pods");
-  inf.AddHandler(&rec);
-  inf.Start();
-  if (!inf.WaitForSync(std::chrono::minutes(2))) return 1;
+  testing::KubeletStandin kubelet(c, {.pods_path = "/api/v1/namespaces/default/pods"});
+  kubelet.AddHandler(&rec);
+  if (!kubelet.Start(std::chrono::minutes(2))) return 1;
   size_t already = rec.count();
 
   // The control plane's CPU over the same window (BENCH_SERVER_PIDS="<apiserver> <etcd>"),
@@ -222,7 +289,14 @@ int main(int argc, char** argv) {
     _exit(127);
   }
   double peak_rss = 0, cpu = 0;
-  while (rec.count() < static_cast<size_t>(num_pods) && Steady::now() - start < kTimeout) {
+  const size_t want = already + static_cast<size_t>(num_pods);
+  bool stalled = false;
+  while (rec.count() < want) {
+    auto now = Steady::now();
+    if (now - start >= kTimeout || now - std::max(start, rec.last()) >= kStallTimeout) {
+      stalled = true;
+      break;
+    }
     auto [c_now, rss] = ProcStats(pid);
     cpu = std::max(cpu, c_now);
     peak_rss = std::max(peak_rss, rss);
@@ -234,6 +308,14 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   auto end = Steady::now();
+  const bool all_bound = rec.count() >= want;
+  if (stalled) {
+    std::printf("TIMEOUT: %zu of %d pods bound after %.0f s, none in the last %.0f s; giving up (%s)\n",
+                rec.count() - already, num_pods, std::chrono::duration<double>(end - start).count(),
+                std::chrono::duration<double>(end - std::max(start, rec.last())).count(),
+                fill != nullptr ? "does the scheduler preempt?" : "see the scheduler's log");
+    std::fflush(stdout);
+  }
   const double server_cpu_used = server_cpu() - server_cpu0;
   auto [c_final, rss_final] = ProcStats(pid);
   cpu = std::max(cpu, c_final);
@@ -241,9 +323,12 @@ int main(int argc, char** argv) {
   // A scheduler may defer events behind binds: let it finish that work (no CPU used for
   // 1.5 s, so a stall of the API server does not pass for the end), so the totals below
   // cover everything the pods cost.
+  // (Not after a timeout: the figures are moot then, and a scheduler retrying pods it
+  // cannot place never goes quiet.)
   double cpu_all = cpu, last = cpu;
   auto quiet_since = Steady::now();
-  while (Steady::now() - quiet_since < std::chrono::milliseconds(1500) && Steady::now() - end < kQuietTimeout) {
+  while (all_bound && Steady::now() - quiet_since < std::chrono::milliseconds(1500) &&
+         Steady::now() - end < kQuietTimeout) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     auto [c_now, rss] = ProcStats(pid);
     peak_rss = std::max(peak_rss, rss);
@@ -260,7 +345,16 @@ int main(int argc, char** argv) {
   }
   kill(pid, SIGTERM);
   waitpid(pid, nullptr, 0);
-  inf.Stop();
+  // The pods as they stand, for the placement check.
+  std::vector<api::PodPtr> pods_at_end;
+  auto listed = c.Do({.path = "/api/v1/namespaces/default/pods"});
+  auto list = listed.ok() ? api::DecodePodList(listed->body) : StatusOr<api::ObjectList<api::Pod>>(listed.status());
+  if (list.ok()) {
+    pods_at_end = std::move(list->items);
+  } else {
+    std::fprintf(stderr, "listing the pods after the run failed: %s\n", list.status().ToString().c_str());
+  }
+  kubelet.Stop();
 
   auto times = rec.times();
   size_t bound = times.size() - already;
@@ -278,11 +372,15 @@ int main(int argc, char** argv) {
   }
   double busy = bound > 0 ? std::chrono::duration<double>(times.back() - times[already]).count() : 0;
   std::printf("scheduler=%s nodes=%d pods=%d bound=%zu\n", scheduler_name.c_str(), num_nodes, num_pods, bound);
-  std::printf("time to all bound (from scheduler start): %.2f s\n", total);
+  if (all_bound) {
+    std::printf("time to all bound (from scheduler start): %.2f s\n", total);
+  } else {
+    std::printf("time to all bound (from scheduler start): never (gave up after %.2f s)\n", total);
+  }
   std::printf("throughput: average %.0f pods/s over the whole run, %.0f pods/s first-to-last bind\n",
               static_cast<double>(bound) / total, busy > 0 ? static_cast<double>(bound) / busy : 0.0);
-  std::printf("per-second binds: p50 %.0f  p90 %.0f  p99 %.0f\n", Percentile(per_sec, 0.5), Percentile(per_sec, 0.9),
-              Percentile(per_sec, 0.99));
+  std::printf("per-second binds: p50 %.0f  p90 %.0f  p99 %.0f\n", bench::Percentile(per_sec, 0.5),
+              bench::Percentile(per_sec, 0.9), bench::Percentile(per_sec, 0.99));
   auto per_pod = [&](double seconds) { return bound ? seconds * 1000 / static_cast<double>(bound) : 0.0; };
   std::printf("scheduler CPU until all bound: %.0f ms total, %.3f ms per pod\n", cpu * 1000, per_pod(cpu));
   std::printf("scheduler CPU incl. deferred writes: %.0f ms total, %.3f ms per pod (%zu Scheduled events)\n",
@@ -292,9 +390,17 @@ int main(int argc, char** argv) {
     std::printf("kube-apiserver+etcd CPU: %.3f ms per pod until all bound, %.3f ms incl. deferred writes\n",
                 per_pod(server_cpu_used), per_pod(server_cpu_all));
 
+  if (fill != nullptr || kubelet.DeletesSent() > 0)
+    std::printf("kubelet stand-in: %zu bound pods removed, %zu final deletes sent (%zu failed)\n",
+                kubelet.RemovalCount(), kubelet.DeletesSent(), kubelet.DeleteErrors());
+
   // The placement, over the pods bound (all of them unless the run timed out).
+  placement.pods = num_pods;
   placement.node_of_pod = rec.nodes();
-  bench::Verification v = workload->verify(placement);
+  placement.bound_at = rec.bound_at();
+  placement.removals = kubelet.Removals();
+  placement.pods_at_end = std::move(pods_at_end);
+  bench::Verification v = workload->verify(*workload, placement);
   for (const std::string& line : v.lines) std::printf("%s\n", line.c_str());
   if (bound != static_cast<size_t>(num_pods))
     std::printf("(placement of the %zu pods bound; %zu never were)\n", bound, static_cast<size_t>(num_pods) - bound);

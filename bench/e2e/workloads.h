@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "pkg/api/types.h"
+#include "pkg/util/clock.h"
+#include "tests/e2e/kubelet_standin.h"
 
 namespace ksched::bench {
 
@@ -20,11 +22,34 @@ struct Verification {
   std::vector<std::string> lines;
 };
 
-// The nodes as created, and where each bound pod went.
+// The nodes as created, where each bound pod went, and what the run removed.
 struct Placement {
   std::vector<api::Node> nodes;
-  // Pod name -> node name, for the bound pods.
+  // The measured pods created; node_of_pod holds those bound.
+  int pods = 0;
+  // Pod name -> node name, for the bound measured pods.
   std::unordered_map<std::string, std::string> node_of_pod;
+  // Pod name -> when its bind was seen, on the watch that also saw the removals.
+  std::unordered_map<std::string, Clock::time_point> bound_at;
+  // Bound pods removed while the scheduler ran (the kubelet stand-in's records).
+  std::vector<testing::KubeletStandin::Removal> removals;
+  // Every pod of the namespace once the scheduler was done, as listed then.
+  std::vector<api::PodPtr> pods_at_end;
+};
+
+struct PriorityClass {
+  std::string_view name;
+  int32_t value = 0;
+};
+
+// Pods created already bound (spec.nodeName set, so no scheduler places them and the
+// fill costs every scheduler the same), `per_node` on each node, in the low priority
+// class; the measured pods get the high one and must preempt them.
+struct Fill {
+  int per_node = 0;
+  int64_t cpu_milli = 0;
+  std::string_view memory;
+  PriorityClass low, high;
 };
 
 struct Workload {
@@ -41,22 +66,40 @@ struct Workload {
   bool replica_set = false;
   // No two pods may share a node, so there can be no more pods than nodes.
   bool one_pod_per_node = false;
-  Verification (*verify)(const Placement&) = nullptr;
+  // Node allocatable (and capacity) in cores and bytes, and the measured pods' CPU.
+  int64_t node_cpu = 32;
+  std::string_view node_memory = "128Gi";
+  int64_t pod_cpu_milli = 100;
+  // Non-null: the nodes are filled first (see Fill).
+  const Fill* fill = nullptr;
+  Verification (*verify)(const Workload&, const Placement&) = nullptr;
 };
 
 std::span<const Workload> Workloads();
 // Null when there is no workload of that name.
 const Workload* FindWorkload(std::string_view name);
 
-// bench-node-<i>: 32 CPU, 128Gi, 110 pods, kubernetes.io/hostname=<name>, and the zone.
+// bench-node-<i>: the workload's CPU and memory (32 / 128Gi unless it says), 110 pods,
+// kubernetes.io/hostname=<name>, and the zone.
 std::vector<api::Node> MakeNodes(const Workload& w, int count);
-// bench-pod-<i> in "default": 100m CPU / 500Mi, shaped by the workload. `owner_uid`: the
-// ReplicaSet's uid when w.replica_set.
+// bench-pod-<i> in "default": the workload's CPU (100m unless it says) / 500Mi, shaped by
+// the workload, in w.fill's high priority class if any. `owner_uid`: the ReplicaSet's uid
+// when w.replica_set.
 api::Pod MakePod(const Workload& w, int i, const std::string& scheduler_name, const std::string& owner_uid);
+// bench-low-<node>-<j> in "default", bound to bench-node-<node>: one of w.fill's pods.
+api::Pod MakeFillPod(const Workload& w, int node, int j, const std::string& scheduler_name);
+inline constexpr std::string_view kFillPodPrefix = "bench-low-";
+
+// A PriorityClass (scheduling.k8s.io/v1, not the global default) as JSON for POST
+// /apis/scheduling.k8s.io/v1/priorityclasses.
+std::string PriorityClassJson(const PriorityClass& pc);
 
 // The ReplicaSet of a replica_set workload, as JSON for POST
 // /apis/apps/v1/namespaces/default/replicasets.
 inline constexpr std::string_view kReplicaSetName = "bench-rs";
 std::string ReplicaSetJson();
+
+// The p-quantile (0..1) of v, nearest rank; 0 for none.
+double Percentile(std::vector<double> v, double p);
 
 }  // namespace ksched::bench
