@@ -106,6 +106,8 @@ void PriorityQueue::Place(Entry* e, SubQueue q) {
     case SubQueue::kBackoff:
       e->backoff_expiry = BackoffExpiry(*e->info);
       backoff_.Push(e);
+      // An idle Pop may take it at once (QueueOptions::pop_from_backoff_q).
+      if (options_.pop_from_backoff_q) cv_.notify_one();
       break;
     case SubQueue::kUnschedulable:
       e->index = unschedulable_.size();
@@ -397,7 +399,17 @@ int64_t PriorityQueue::SchedulingCycle() const {
 
 QueuedPodInfoPtr PriorityQueue::Pop() {
   MutexLock lock(mu_);
-  while (active_.empty() && !closed_) cv_.wait(lock);
+  while (active_.empty() && !closed_) {
+    if (options_.pop_from_backoff_q && !backoff_.empty() && !BackingOffAfterError(*backoff_.Top()->info)) {
+      // The scheduler would idle: the pod whose backoff ends first goes now (through
+      // PreEnqueue, as any move to activeQ).
+      Entry* e = backoff_.Pop();
+      e->where = SubQueue::kNone;
+      if (AddToActiveOrGate(e) == SubQueue::kActive) metrics_.IncomingPod(kActiveQueueName, kBackoffComplete);
+      continue;
+    }
+    cv_.wait(lock);
+  }
   if (closed_) return nullptr;
   QueuedPodInfoPtr info = Extract(active_.Top());
   ++info->attempts;

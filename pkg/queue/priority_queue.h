@@ -125,6 +125,10 @@ class PriorityQueue final : public SchedulingQueue {
   void Place(Entry* e, SubQueue q) REQUIRES(mu_);
   // Runs PreEnqueue; places the (detached) entry in activeQ or, gated, unschedulablePods.
   SubQueue AddToActiveOrGate(Entry* e) REQUIRES(mu_);
+  // Backing off after an internal error rather than a rejection (no plugin named).
+  static bool BackingOffAfterError(const framework::QueuedPodInfo& info) {
+    return info.unschedulable_plugins.empty() && info.pending_plugins.empty();
+  }
   // Places a detached entry according to `s`; records the incoming-pod metric.
   SubQueue Requeue(Entry* e, Strategy s, std::string_view event, Clock::time_point now) REQUIRES(mu_);
 

@@ -295,6 +295,25 @@ TEST_F(QueueHintsTest, UnschedulablePodsByPlugin) {
             (UnschedulablePluginCounts{{{"SchedulingGates", "default-scheduler"}, 1}}));
 }
 
+// SchedulerPopFromBackoffQ: with activeQ empty, Pop takes a backing-off pod at once
+// rather than idling; one backing off after an error still waits for its backoff.
+TEST_F(QueueHintsTest, IdlePopTakesFromBackoffButNotAfterAnError) {
+  ASSERT_TRUE(Fail(AddAndPop(ZonePod("p")), {"Fit"}).ok());
+  q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd, nullptr, Node("cd"));
+  ASSERT_EQ(Where("p"), SubQueue::kBackoff);
+  QueuedPodInfoPtr again = q_->Pop();
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->pod().metadata.name, "p");
+  EXPECT_EQ(again->attempts, 2);
+
+  // An error: no plugin named, backoff is kept (Pop would block, so check the queue).
+  ASSERT_TRUE(Fail(std::move(again), {}).ok());
+  ASSERT_EQ(Where("p"), SubQueue::kBackoff);
+  ASSERT_TRUE(q_->Add(ZonePod("other")).ok());
+  EXPECT_EQ(q_->Pop()->pod().metadata.name, "other");
+  EXPECT_EQ(Where("p"), SubQueue::kBackoff);
+}
+
 // A nomination made during the attempt (preemption) is not dropped by the requeue that
 // follows it, though the pod's status does not carry it yet; a status that names a node
 // still wins, and one cleared on the server clears it.

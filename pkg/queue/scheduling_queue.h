@@ -71,6 +71,10 @@ struct QueueOptions {
   // addUnschedulableWithoutQueueingHint) - any move request since the pod's cycle started
   // (moveRequestCycle >= podSchedulingCycle) sends it to backoffQ.
   bool queueing_hints = true;
+  // Today's upstream (SchedulerPopFromBackoffQ, on by default since 1.33): when activeQ
+  // is empty, Pop takes the backoffQ pod whose backoff ends first instead of idling
+  // until it ends. Pods backing off after an error (not a rejection) still wait.
+  bool pop_from_backoff_q = true;
 };
 
 class SchedulingQueue {
