@@ -340,7 +340,8 @@ TEST(ClusterIndexTest, DisruptionBudgetsByNamespace) {
   }
   auto prod = index.DisruptionBudgets("prod");
   ASSERT_EQ(Names(prod), (std::vector<std::string>{"api", "web"}));  // by name
-  const api::DisruptionBudget& web = *prod[1];
+  const api::DisruptionBudgetPtr web_ptr = prod[1];  // held: the index may drop its copy
+  const api::DisruptionBudget& web = *web_ptr;
   EXPECT_EQ(web.namespace_, "prod");
   EXPECT_EQ(web.disruptions_allowed, 1);
   EXPECT_EQ(web.disrupted_pods, (std::set<std::string, std::less<>>{"web-0", "web-1"}));

@@ -89,7 +89,12 @@ TEST(SchedulerIntegrationTest, UnschedulablePodGetsConditionAndEventThenFitsWhen
   size_t total = api::DecodeNodeList(nodes->body)->items.size();
   std::string want = "0/" + std::to_string(total) + " nodes are available: 1 Insufficient cpu";
   if (total > 1) want += ", " + std::to_string(total - 1) + " node(s) didn't match Pod's node affinity/selector";
-  want += ".";
+  // Then, as today's upstream, what preemption found: nothing to evict on the one node
+  // the selector allows, and no help on the others.
+  want += ". preemption: 0/" + std::to_string(total) + " nodes are available: 1 No preemption victims found for "
+          "incoming pod";
+  if (total > 1) want += ", " + std::to_string(total - 1) + " Preemption is not helpful for scheduling";
+  want += "..";
   EXPECT_EQ(message, want);
   ASSERT_TRUE(Eventually([&] {
     auto events = c->Do({.path = "/apis/events.k8s.io/v1/namespaces/big/events"});
