@@ -11,6 +11,7 @@
 
 #include "pkg/api/json.h"
 #include "pkg/api/selector.h"
+#include "tests/fuzz/fuzz_decode.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace ksched::fuzz {
@@ -29,48 +30,20 @@ void Exercise(const api::Node& node) {
         "a toleration equal to each taint tolerates them all");
 }
 
+struct NodeCodec {
+  static auto One(api::JsonParser& p, api::JsonText t) { return api::DecodeNode(p, t); }
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeNodeList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeNodeWatchEvent(p, t); }
+  static std::string Encode(const api::Node& o) { return api::EncodeNode(o); }
+};
+
 }  // namespace
 }  // namespace ksched::fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ksched;
-  using ksched::fuzz::Check;
   static api::JsonParser parser;  // reused across inputs, as an informer does
   const std::string_view input = fuzz::AsView(data, size);
-  std::string text(input);
-
-  auto node = api::DecodeNode(parser, api::JsonText::Padded(text));
-  auto copied = api::DecodeNode(parser, api::JsonText(input));  // no padding: decoded from a copy
-  Check(node.ok() == copied.ok(), "in-place and copied decodes agree");
-  if (node.ok()) {
-    Check(**node == **copied, "in-place and copied decodes give equal nodes");
-    fuzz::Exercise(**node);
-    std::string encoded = api::EncodeNode(**node);
-    auto again = api::DecodeNode(parser, api::JsonText::Padded(encoded));
-    Check(again.ok(), "EncodeNode output decodes", again.ok() ? "" : again.status().message());
-    Check(**again == **node, "EncodeNode round trip gives an equal node", encoded);
-  }
-
-  auto list = api::DecodeNodeList(parser, api::JsonText(text));
-  if (list.ok()) {
-    for (const auto& item : list->items) {
-      Check(item != nullptr, "list items are not null");
-      fuzz::Exercise(*item);
-    }
-  }
-
-  auto event = api::DecodeNodeWatchEvent(parser, api::JsonText(text));
-  if (event.ok()) {
-    const auto type = event->type;
-    if (type == api::WatchEventType::kAdded || type == api::WatchEventType::kModified ||
-        type == api::WatchEventType::kDeleted) {
-      Check(event->object != nullptr, "ADDED/MODIFIED/DELETED events carry an object");
-    }
-    if (event->object) {
-      Check(event->resource_version == event->object->metadata.resource_version,
-            "the event's resourceVersion is its object's");
-      fuzz::Exercise(*event->object);
-    }
-  }
+  fuzz::CheckObjectDecoders<fuzz::NodeCodec>(parser, input, [](const api::Node& o) { fuzz::Exercise(o); });
   return 0;
 }
