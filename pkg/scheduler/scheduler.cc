@@ -16,15 +16,18 @@ class Scheduler::NominatorView final : public framework::PodNominator {
   }
   bool HasNominatedPods() const override { return queue && !queue->nominator().empty(); }
   std::string NominatedNodeName(const api::Pod& pod) const override {
-    std::string node = queue ? queue->nominator().NominatedNodeFor(pod) : std::string();
+    // Asked once per cycle: with nothing nominated anywhere (the common case) no lock
+    // and no lookup.
+    if (!queue || queue->nominator().empty()) return pod.status.nominated_node_name;
+    std::string node = queue->nominator().NominatedNodeFor(pod);
     return node.empty() ? pod.status.nominated_node_name : node;
   }
   queue::SchedulingQueue* queue = nullptr;
 };
 
 // Upstream's in-tree plugins that ksched does not implement yet (the volume plugins) are
-// part of the default profile. They are dropped with a warning so the defaults work; a name that is not an
-// upstream plugin at all still fails in NewFramework.
+// part of the default profile. They are dropped with a warning so the defaults work; a
+// name that is not an upstream plugin at all still fails in NewFramework.
 config::KubeSchedulerProfile WithoutUnimplementedPlugins(config::KubeSchedulerProfile profile,
                                                          const framework::Registry& registry) {
   for (const auto& field : config::kPluginSetFields) {
@@ -111,7 +114,8 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
   s->pod_handler_ = std::make_unique<PodEventHandler>(
       *s->cache_, *s->queue_, [self](const api::Pod& p) { return self->IsResponsibleFor(p); },
       [self](const api::Pod& p) {
-        if (auto* f = self->FrameworkFor(p.spec.scheduler_name)) f->RejectWaitingPod(p.metadata.uid);
+        auto* f = self->FrameworkFor(p.spec.scheduler_name);
+        if (f != nullptr) f->RejectWaitingPod(p.metadata.uid, "", "removed");
       });
   s->node_handler_ = std::make_unique<NodeEventHandler>(*s->cache_, *s->queue_);
   s->binding_pool_ = std::make_unique<WorkerPool>(s->options_.binding_workers);

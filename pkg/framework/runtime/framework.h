@@ -135,8 +135,7 @@ class Framework : public Handle {
   std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) const { return waiting_pods_.Get(uid); }
   void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) const { waiting_pods_.Iterate(fn); }
   // Rejects a waiting pod (e.g. it was deleted); true if it was waiting.
-  bool RejectWaitingPod(std::string_view uid, std::string_view plugin = "",
-                        std::string_view message = "removed") override;
+  bool RejectWaitingPod(std::string_view uid, std::string_view plugin, std::string_view message) override;
 
   bool HasFilterPlugins() const { return !filter_.empty(); }
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }

@@ -461,8 +461,8 @@ TEST(Permit, Rejected) {
 TEST(Permit, RejectWaitingPodByUid) {
   PermitFixture f({{"W", Status(Code::kWait)}});
   ASSERT_TRUE(f.fw->RunPermitPlugins(f.state, *f.pod, "n").IsWait());
-  EXPECT_TRUE(f.fw->RejectWaitingPod("uid-p"));
-  EXPECT_FALSE(f.fw->RejectWaitingPod("uid-other"));
+  EXPECT_TRUE(f.fw->RejectWaitingPod("uid-p", "", "removed"));
+  EXPECT_FALSE(f.fw->RejectWaitingPod("uid-other", "", "removed"));
   EXPECT_EQ(f.fw->WaitOnPermit(*f.pod).Message(), "removed");
 }
 
