@@ -17,7 +17,6 @@ std::string PodPath(const api::Pod& pod) {
   return "/api/v1/namespaces/" + pod.metadata.namespace_ + "/pods/" + pod.metadata.name;
 }
 
-
 // Event names must be unique: "<pod>.<hex wall nanos><hex counter>" like client-go's.
 std::string EventName(const api::Pod& pod, Clock::wall_time now) {
   static std::atomic<uint64_t> counter{0};
@@ -28,9 +27,18 @@ std::string EventName(const api::Pod& pod, Clock::wall_time now) {
   return pod.metadata.name + suffix;
 }
 
-}  // namespace
-
-namespace {
+// `,"<field>":{"apiVersion":"v1","kind":"Pod","namespace":..,"name":..,"uid":..` - an
+// object reference to `pod`, left open for the caller's further fields and "}".
+void OpenPodReference(std::string& b, std::string_view field, const api::Pod& pod) {
+  b += ",\"";
+  b += field;
+  b += R"(":{"apiVersion":"v1","kind":"Pod","namespace":)";
+  api::AppendJsonString(b, pod.metadata.namespace_);
+  b += R"(,"name":)";
+  api::AppendJsonString(b, pod.metadata.name);
+  b += R"(,"uid":)";
+  api::AppendJsonString(b, pod.metadata.uid);
+}
 
 informers::Request BindingRequest(const api::Pod& pod, std::string_view node_name) {
   return {.verb = informers::Verb::kPost,
@@ -156,22 +164,12 @@ void ApiWriter::RecordEvent(const api::Pod& pod, std::string_view scheduler_name
   api::AppendJsonString(b, action);
   b += R"(,"reason":)";
   api::AppendJsonString(b, reason);
-  b += R"(,"regarding":{"apiVersion":"v1","kind":"Pod","namespace":)";
-  api::AppendJsonString(b, pod.metadata.namespace_);
-  b += R"(,"name":)";
-  api::AppendJsonString(b, pod.metadata.name);
-  b += R"(,"uid":)";
-  api::AppendJsonString(b, pod.metadata.uid);
+  OpenPodReference(b, "regarding", pod);
   b += R"(,"resourceVersion":)";
   api::AppendJsonString(b, pod.metadata.resource_version);
   b += "}";
   if (related != nullptr) {
-    b += R"(,"related":{"apiVersion":"v1","kind":"Pod","namespace":)";
-    api::AppendJsonString(b, related->metadata.namespace_);
-    b += R"(,"name":)";
-    api::AppendJsonString(b, related->metadata.name);
-    b += R"(,"uid":)";
-    api::AppendJsonString(b, related->metadata.uid);
+    OpenPodReference(b, "related", *related);
     b += "}";
   }
   b += R"(,"note":)";
