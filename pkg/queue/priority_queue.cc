@@ -165,6 +165,13 @@ SubQueue PriorityQueue::AddToActiveOrGate(Entry* e) {
   return SubQueue::kActive;
 }
 
+bool PriorityQueue::ActivateFromBackoff(Entry* e) {
+  e->where = SubQueue::kNone;
+  if (AddToActiveOrGate(e) != SubQueue::kActive) return false;
+  metrics_.IncomingPod(kActiveQueueName, kBackoffComplete);
+  return true;
+}
+
 SubQueue PriorityQueue::Requeue(Entry* e, Strategy s, std::string_view event, Clock::time_point now) {
   SubQueue q;
   if (s == Strategy::kSkip) {
@@ -403,9 +410,7 @@ QueuedPodInfoPtr PriorityQueue::Pop() {
     if (options_.pop_from_backoff_q && !backoff_.empty() && !BackingOffAfterError(*backoff_.Top()->info)) {
       // The scheduler would idle: the pod whose backoff ends first goes now (through
       // PreEnqueue, as any move to activeQ).
-      Entry* e = backoff_.Pop();
-      e->where = SubQueue::kNone;
-      if (AddToActiveOrGate(e) == SubQueue::kActive) metrics_.IncomingPod(kActiveQueueName, kBackoffComplete);
+      ActivateFromBackoff(backoff_.Pop());
       continue;
     }
     cv_.wait(lock);
@@ -572,12 +577,7 @@ void PriorityQueue::FlushBackoffQCompleted() {
   Clock::time_point now = clock_.Now();
   bool activated = false;
   while (!backoff_.empty() && backoff_.Top()->backoff_expiry <= now) {
-    Entry* e = backoff_.Pop();
-    e->where = SubQueue::kNone;
-    if (AddToActiveOrGate(e) == SubQueue::kActive) {
-      metrics_.IncomingPod(kActiveQueueName, kBackoffComplete);
-      activated = true;
-    }
+    if (ActivateFromBackoff(backoff_.Pop())) activated = true;
   }
   if (activated) cv_.notify_all();
 }

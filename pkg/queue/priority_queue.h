@@ -125,6 +125,9 @@ class PriorityQueue final : public SchedulingQueue {
   void Place(Entry* e, SubQueue q) REQUIRES(mu_);
   // Runs PreEnqueue; places the (detached) entry in activeQ or, gated, unschedulablePods.
   SubQueue AddToActiveOrGate(Entry* e) REQUIRES(mu_);
+  // A pod just popped off backoffQ goes to activeQ through PreEnqueue (true), or is
+  // gated.
+  bool ActivateFromBackoff(Entry* e) REQUIRES(mu_);
   // Backing off after an internal error rather than a rejection (no plugin named).
   static bool BackingOffAfterError(const framework::QueuedPodInfo& info) {
     return info.unschedulable_plugins.empty() && info.pending_plugins.empty();
