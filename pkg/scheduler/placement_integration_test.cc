@@ -21,6 +21,7 @@ using informers::Verb;
 using ksched::testing::AdminClient;
 using ksched::testing::AffinityKind;
 using ksched::testing::CreateNamespace;
+using ksched::testing::CreatePod;
 using ksched::testing::Eventually;
 using ksched::testing::ListPods;
 using ksched::testing::Post;
@@ -49,10 +50,6 @@ ksched::testing::PodBuilder PodOf(const std::string& ns, const std::string& name
   return b;
 }
 
-void CreatePod(informers::ApiClient& c, const api::Pod& p) {
-  Post(c, "/api/v1/namespaces/" + p.metadata.namespace_ + "/pods", api::EncodePod(p));
-}
-
 void DeletePod(informers::ApiClient& c, const std::string& ns, const std::string& name) {
   auto r = c.Do({.verb = Verb::kDelete, .path = "/api/v1/namespaces/" + ns + "/pods/" + name,
                  .body = R"({"apiVersion":"v1","kind":"DeleteOptions","gracePeriodSeconds":0})"});
@@ -73,19 +70,6 @@ std::string WaitUnschedulable(Harness& h, const std::string& key) {
       30s))
       << key << " never became unschedulable";
   return message;
-}
-
-std::string WaitBound(Harness& h, const std::string& key, std::chrono::milliseconds timeout) {
-  std::string node;
-  EXPECT_TRUE(Eventually(
-      [&] {
-        auto p = h.pods().Get(key);
-        if (p && p->IsAssigned()) node = p->spec.node_name;
-        return !node.empty();
-      },
-      timeout))
-      << key << " not bound within " << timeout.count() << " ms";
-  return node;
 }
 
 // node -> zone of this test's nodes.
@@ -109,7 +93,7 @@ TEST(PlacementIntegrationTest, RequiredAntiAffinityOnePodPerNodeAndRequeueOnDele
   };
   for (int i = 0; i < 4; ++i) CreatePod(*c, anti_pod("p" + std::to_string(i)));
   std::set<std::string> nodes;
-  for (int i = 0; i < 4; ++i) nodes.insert(WaitBound(h, "anti/p" + std::to_string(i), 30s));
+  for (int i = 0; i < 4; ++i) nodes.insert(h.WaitBound("anti/p" + std::to_string(i), 30s));
   EXPECT_EQ(nodes.size(), 4u) << "two anti-affine pods share a node";
 
   CreatePod(*c, anti_pod("p4"));
@@ -117,7 +101,7 @@ TEST(PlacementIntegrationTest, RequiredAntiAffinityOnePodPerNodeAndRequeueOnDele
   EXPECT_NE(msg.find("4 node(s) didn't match pod anti-affinity rules"), std::string::npos) << msg;
   std::string freed = h.pods().Get("anti/p1")->spec.node_name;
   DeletePod(*c, "anti", "p1");
-  EXPECT_EQ(WaitBound(h, "anti/p4", kRequeueBound), freed);
+  EXPECT_EQ(h.WaitBound("anti/p4", kRequeueBound), freed);
 }
 
 TEST(PlacementIntegrationTest, AntiAffinityRequeuedWhenTheBlockingPodIsRelabelled) {
@@ -137,7 +121,7 @@ TEST(PlacementIntegrationTest, AntiAffinityRequeuedWhenTheBlockingPodIsRelabelle
                         .body = R"({"metadata":{"labels":{"app":"other"}}})",
                         .content_type = std::string(informers::kContentMergePatch)});
   ASSERT_TRUE(patched.ok()) << patched.status().ToString();
-  EXPECT_EQ(WaitBound(h, "relabel/q", kRequeueBound), "relabel-1");
+  EXPECT_EQ(h.WaitBound("relabel/q", kRequeueBound), "relabel-1");
 }
 
 TEST(PlacementIntegrationTest, ExistingPodsAntiAffinityKeepsOutAPodWithoutTermsUntilDeleted) {
@@ -156,7 +140,7 @@ TEST(PlacementIntegrationTest, ExistingPodsAntiAffinityKeepsOutAPodWithoutTermsU
   std::string msg = WaitUnschedulable(h, "symm/victim");
   EXPECT_NE(msg.find("1 node(s) didn't satisfy existing pods anti-affinity rules"), std::string::npos) << msg;
   DeletePod(*c, "symm", "guard");
-  EXPECT_EQ(WaitBound(h, "symm/victim", kRequeueBound), "symm-0");
+  EXPECT_EQ(h.WaitBound("symm/victim", kRequeueBound), "symm-0");
 }
 
 TEST(PlacementIntegrationTest, RequiredAffinityWaitsForItsTargetThenJoinsItsZone) {
@@ -174,7 +158,7 @@ TEST(PlacementIntegrationTest, RequiredAffinityWaitsForItsTargetThenJoinsItsZone
   // The target appears already bound (another scheduler placed it): the follower is
   // requeued by the assigned-pod event and lands in the target's zone.
   CreatePod(*c, PodOf("aff", "db", "db", "aff").SchedulerName("elsewhere").Node("aff-b-1").Build());
-  std::string node = WaitBound(h, "aff/follower", kRequeueBound);
+  std::string node = h.WaitBound("aff/follower", kRequeueBound);
   EXPECT_EQ(ZonesOf(h, "aff")[node], "b") << node;
 }
 
@@ -195,7 +179,7 @@ TEST(PlacementIntegrationTest, PreferredAffinityGathersPodsInTheTargetsZone) {
   }
   auto zones = ZonesOf(h, "pref");
   for (int i = 0; i < 6; ++i) {
-    std::string node = WaitBound(h, "pref/w" + std::to_string(i), 30s);
+    std::string node = h.WaitBound("pref/w" + std::to_string(i), 30s);
     EXPECT_EQ(zones[node], "c") << "w" << i << " on " << node;
   }
 }
@@ -218,7 +202,7 @@ TEST(PlacementIntegrationTest, TopologySpreadDoNotScheduleBalancesZonesAgainstRe
   }
   auto zones = ZonesOf(h, "spread");
   std::map<std::string, int> per_zone;
-  for (int i = 0; i < 9; ++i) ++per_zone[zones[WaitBound(h, "spread/s" + std::to_string(i), 30s)]];
+  for (int i = 0; i < 9; ++i) ++per_zone[zones[h.WaitBound("spread/s" + std::to_string(i), 30s)]];
   EXPECT_EQ(per_zone, (std::map<std::string, int>{{"a", 3}, {"b", 3}, {"c", 3}}));
 }
 
@@ -242,7 +226,7 @@ TEST(PlacementIntegrationTest, TopologySpreadBlockedPodBoundWhenNodeInEmptyZoneA
   EXPECT_NE(msg.find("1 Insufficient cpu"), std::string::npos) << msg;
 
   CreateNode(*c, "spreadq-b-1", "b", "spreadq", "4");
-  EXPECT_EQ(WaitBound(h, "spreadq/blocked", kRequeueBound), "spreadq-b-1");
+  EXPECT_EQ(h.WaitBound("spreadq/blocked", kRequeueBound), "spreadq-b-1");
 }
 
 TEST(PlacementIntegrationTest, SystemDefaultSpreadingMovesReplicaSetPodsAwayFromTheirSiblings) {
@@ -271,10 +255,10 @@ TEST(PlacementIntegrationTest, SystemDefaultSpreadingMovesReplicaSetPodsAwayFrom
 
   // Not selected by the ReplicaSet: resource scoring alone decides.
   CreatePod(*c, PodOf("sysdef", "loner", "loner", "sysdef").Build());
-  EXPECT_EQ(WaitBound(h, "sysdef/loner", 30s), "sysdef-big");
+  EXPECT_EQ(h.WaitBound("sysdef/loner", 30s), "sysdef-big");
   // Selected: spread away from the siblings.
   CreatePod(*c, PodOf("sysdef", "replica", "web", "sysdef").Build());
-  EXPECT_EQ(WaitBound(h, "sysdef/replica", 30s), "sysdef-small");
+  EXPECT_EQ(h.WaitBound("sysdef/replica", 30s), "sysdef-small");
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ using namespace std::chrono_literals;
 using informers::Verb;
 using ksched::testing::AdminClient;
 using ksched::testing::CreateNamespace;
+using ksched::testing::CreatePod;
 using ksched::testing::Eventually;
 using ksched::testing::Post;
 using Harness = ksched::testing::SchedulerHarness;
@@ -60,24 +61,7 @@ api::Pod PodOf(const std::string& group, const std::string& name, const std::str
       .Build();
 }
 
-void CreatePod(informers::ApiClient& c, const api::Pod& p) {
-  Post(c, "/api/v1/namespaces/" + p.metadata.namespace_ + "/pods", api::EncodePod(p));
-}
-
 api::PodPtr Get(Harness& h, const std::string& key) { return h.pods().Get(key); }
-
-std::string WaitBound(Harness& h, const std::string& key, std::chrono::milliseconds timeout = 30s) {
-  std::string node;
-  EXPECT_TRUE(Eventually(
-      [&] {
-        auto p = Get(h, key);
-        if (p && p->IsAssigned()) node = p->spec.node_name;
-        return !node.empty();
-      },
-      timeout))
-      << key << " not bound";
-  return node;
-}
 
 std::string WaitNominated(Harness& h, const std::string& key, std::chrono::milliseconds timeout = 30s) {
   std::string node;
@@ -130,7 +114,7 @@ TEST(PreemptionIntegrationTest, FourFullNodesOneVictim) {
   ASSERT_TRUE(Eventually([&] { return Bound(h.pods().List(), "pt-four") == 4; }, 30s));
 
   CreatePod(*c, PodOf("pt-four", "high", "pt-high", 1000, "900m"));
-  const std::string node = WaitBound(h, "pt-four/high");
+  const std::string node = h.WaitBound("pt-four/high");
   ASSERT_TRUE(kubelet.WaitForRemovals(1, 5s));
   auto removals = kubelet.Removals();
   ASSERT_EQ(removals.size(), 1u) << "exactly one victim";
@@ -161,7 +145,7 @@ TEST(PreemptionIntegrationTest, PdbProtectsItsPodWhenAnotherVictimExists) {
   CreatePod(*c, PodOf("pt-pdb", "a", "pt-low", 0, "1"));
   ASSERT_TRUE(Eventually([&] { return Bound(h.pods().List(), "pt-pdb") == 2; }, 30s));
   CreatePod(*c, PodOf("pt-pdb", "high", "pt-high", 1000, "1"));
-  WaitBound(h, "pt-pdb/high");
+  h.WaitBound("pt-pdb/high");
   ASSERT_TRUE(kubelet.WaitForRemovals(1, 5s));
   auto removals = kubelet.Removals();
   ASSERT_EQ(removals.size(), 1u);
@@ -179,7 +163,7 @@ TEST(PreemptionIntegrationTest, PreemptionPolicyNeverEvictsNobody) {
   ASSERT_TRUE(kubelet.Start());
   Harness h({"ksched"});
   CreatePod(*c, PodOf("pt-never", "low", "pt-low", 0, "900m"));
-  WaitBound(h, "pt-never/low");
+  h.WaitBound("pt-never/low");
   CreatePod(*c, PodOf("pt-never", "polite", "pt-never", 1000, "900m"));
   std::string message;
   ASSERT_TRUE(Eventually(
@@ -207,7 +191,7 @@ TEST(PreemptionIntegrationTest, HigherPriorityPodArrivingMidPreemptionTakesOver)
   CreateNodes(*c, "pt-mid", 1);
   Harness h({"ksched"});
   CreatePod(*c, PodOf("pt-mid", "low", "pt-low", 0, "900m"));
-  const std::string node = WaitBound(h, "pt-mid/low");
+  const std::string node = h.WaitBound("pt-mid/low");
   // No kubelet stand-in yet: the victim stays terminating.
   CreatePod(*c, PodOf("pt-mid", "mid", "pt-mid", 500, "900m"));
   EXPECT_EQ(WaitNominated(h, "pt-mid/mid"), node);
@@ -223,7 +207,7 @@ TEST(PreemptionIntegrationTest, HigherPriorityPodArrivingMidPreemptionTakesOver)
   // The "kubelet" finishes the victim: the higher pod gets the node, the other waits.
   ksched::testing::KubeletStandin kubelet(*c, {.pods_path = "/api/v1/namespaces/pt-mid/pods"});
   ASSERT_TRUE(kubelet.Start());
-  EXPECT_EQ(WaitBound(h, "pt-mid/high", 10s), node);
+  EXPECT_EQ(h.WaitBound("pt-mid/high", 10s), node);
   std::this_thread::sleep_for(1500ms);
   EXPECT_FALSE(Get(h, "pt-mid/mid")->IsAssigned());
   EXPECT_EQ(kubelet.RemovalCount(), 1u) << "only the first victim went";
@@ -244,7 +228,7 @@ TEST(PreemptionIntegrationTest, ConcurrentPreemptorsEachEvictOne) {
   ASSERT_TRUE(Eventually([&] { return Bound(h.pods().List(), "pt-two") == 2; }, 30s));
   CreatePod(*c, PodOf("pt-two", "mid", "pt-mid", 500, "900m"));
   CreatePod(*c, PodOf("pt-two", "high", "pt-high", 1000, "900m"));
-  const std::string a = WaitBound(h, "pt-two/mid"), b = WaitBound(h, "pt-two/high");
+  const std::string a = h.WaitBound("pt-two/mid"), b = h.WaitBound("pt-two/high");
   EXPECT_NE(a, b);
   EXPECT_EQ(kubelet.RemovalCount(), 2u);
   EXPECT_EQ(Bound(h.pods().List(), "pt-two"), 2);

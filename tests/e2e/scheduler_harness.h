@@ -19,6 +19,7 @@
 #include "pkg/framework/registry.h"
 #include "pkg/scheduler/scheduler.h"
 #include "tests/e2e/control_plane.h"
+#include "tests/fakes/event_log.h"
 
 namespace ksched::testing {
 
@@ -36,6 +37,11 @@ inline informers::ApiClientPtr AdminClient() {
 inline void Post(informers::ApiClient& c, const std::string& path, const std::string& body) {
   auto r = c.Do({.verb = informers::Verb::kPost, .path = path, .body = body});
   ASSERT_TRUE(r.ok() || r.status().code() == StatusCode::kAlreadyExists) << path << ": " << r.status().ToString();
+}
+
+// POST the pod into its namespace.
+inline void CreatePod(informers::ApiClient& c, const api::Pod& p) {
+  Post(c, "/api/v1/namespaces/" + p.metadata.namespace_ + "/pods", api::EncodePod(p));
 }
 
 inline void CreateNamespace(informers::ApiClient& c, const std::string& name) {
@@ -122,6 +128,21 @@ class SchedulerHarness {
   informers::NodeInformer& nodes() { return *nodes_; }
   informers::ClusterListers& listers() { return *listers_; }
   scheduler::Scheduler& scheduler() { return *sched_; }
+
+  // Waits until the informer sees pod `key` ("namespace/name") bound; its node, or ""
+  // (with a test failure) after `timeout`.
+  std::string WaitBound(const std::string& key, std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+    std::string node;
+    EXPECT_TRUE(Eventually(
+        [&] {
+          auto p = pods_->Get(key);
+          if (p && p->IsAssigned()) node = p->spec.node_name;
+          return !node.empty();
+        },
+        timeout))
+        << key << " not bound within " << timeout.count() << " ms";
+    return node;
+  }
 
  private:
   informers::ApiClientPtr bind_, status_, watch_;
