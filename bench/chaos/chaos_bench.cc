@@ -56,6 +56,7 @@
 #include "informers/rest_config.h"
 #include "pkg/api/json.h"
 #include "pkg/leaderelection/lease.h"
+#include "tests/e2e/process_util.h"
 #include "tests/fakes/objects.h"
 #include "tests/integration/manifests.h"
 
@@ -63,6 +64,9 @@ namespace {
 
 using namespace ksched;
 using namespace std::chrono_literals;
+using ksched::testing::FreePort;
+using ksched::testing::ReadFile;
+using ksched::testing::RunCommand;
 using Steady = std::chrono::steady_clock;
 
 constexpr int kPodsPerNode = 10;  // 10 x 100m fill a 1-CPU node exactly
@@ -89,39 +93,9 @@ __attribute__((format(printf, 1, 2))) void Note(const char* fmt, ...) {
   std::fflush(stdout);
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
   return s;
-}
-
-StatusOr<std::string> Shell(const std::string& command) {
-  FILE* p = ::popen(command.c_str(), "r");
-  if (!p) return Internal("popen failed: " + command);
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int rc = ::pclose(p);
-  if (rc != 0) return Internal("command failed (status " + std::to_string(WEXITSTATUS(rc)) + "): " + command);
-  return out;
-}
-
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
 }
 
 // Gone, or a zombie (its sockets are closed, so the port is free again).
@@ -204,7 +178,7 @@ class Replica {
   // The current incarnation won the lease (a leader that loses it exits at once).
   bool Leads() const { return running() && ReadFile(logs_.back()).find(kAcquired) != std::string::npos; }
   std::string Healthz() const {
-    auto out = Shell("curl -sk --max-time 5 https://127.0.0.1:" + std::to_string(port_) + "/healthz 2>/dev/null");
+    auto out = RunCommand("curl -sk --max-time 5 https://127.0.0.1:" + std::to_string(port_) + "/healthz 2>/dev/null");
     return out.ok() ? *out : "(no answer)";
   }
   // Binds per incarnation, from the logs.
@@ -531,7 +505,7 @@ int main(int argc, char** argv) {
     Note("fault %d: kill -9 kube-apiserver (%zu of %zu pods bound)", nth, c.bound, c.total);
     sup.WaitFor([&] { return !Alive(pid); }, 10s, "kube-apiserver to die");
     auto started = std::async(std::launch::async,
-                              [&] { return Shell("bash " + cp_script + " start-apiserver " + dir + " 1>&2"); });
+                              [&] { return RunCommand("bash " + cp_script + " start-apiserver " + dir + " 1>&2"); });
     sup.WaitFor([&] { return started.wait_for(0s) == std::future_status::ready; }, 90s, "kube-apiserver to restart");
     auto out = started.get();
     if (!out.ok())
@@ -559,8 +533,8 @@ int main(int argc, char** argv) {
                 "binding to resume");
   }
   if (compact) {
-    auto rev = Shell(etcd + " endpoint status -w json | jq -r '.[0].Status.header.revision'");
-    auto compacted = rev.ok() ? Shell(etcd + " compact " + Trim(*rev) + " 1>&2") : rev;
+    auto rev = RunCommand(etcd + " endpoint status -w json | jq -r '.[0].Status.header.revision'");
+    auto compacted = rev.ok() ? RunCommand(etcd + " compact " + Trim(*rev) + " 1>&2") : rev;
     if (compacted.ok())
       Note("fault %d: etcd compacted to revision %s (%zu pods bound)", ++nth, Trim(*rev).c_str(), bound_now());
     else

@@ -20,6 +20,7 @@
 #include "pkg/leaderelection/leader_elector.h"
 #include "pkg/leaderelection/lease.h"
 #include "tests/e2e/control_plane.h"
+#include "tests/e2e/process_util.h"
 #include "tests/fakes/event_log.h"
 #include "tests/fakes/objects.h"
 #include "tests/integration/manifests.h"
@@ -31,6 +32,8 @@ using namespace std::chrono_literals;
 using informers::Verb;
 using ksched::testing::ControlPlane;
 using ksched::testing::Eventually;
+using ksched::testing::FreePort;
+using ksched::testing::ReadFile;
 
 informers::ApiClientPtr AdminClient() {
   auto cfg = informers::LoadKubeconfig(ControlPlane::Get().kubeconfig());
@@ -117,25 +120,6 @@ TEST(LeaderElectionIntegrationTest, InProcessFailoverAndRelease) {
 // ---- (b) two ksched processes ---------------------------------------------------------
 
 #ifdef KSCHED_BINARY
-
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // A child ksched whose stdout+stderr go to a log file. Killed (SIGKILL) and reaped when
 // the test ends, however it ends.

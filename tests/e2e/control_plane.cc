@@ -37,17 +37,6 @@ class ControlPlaneEnvironment : public ::testing::Environment {
 
 }  // namespace
 
-StatusOr<std::string> RunCommand(const std::string& command) {
-  FILE* p = ::popen(command.c_str(), "r");
-  if (!p) return Internal("popen failed for: " + command);
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int rc = ::pclose(p);
-  if (rc != 0) return Internal("command failed (status " + std::to_string(WEXITSTATUS(rc)) + "): " + command);
-  return out;
-}
-
 ControlPlane& ControlPlane::Get() {
   if (!g_plane) {
     std::fprintf(stderr, "ControlPlane::Get() called without the control plane main\n");

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "pkg/util/status.h"
+#include "tests/e2e/process_util.h"  // RunCommand, for the tests that use the control plane
 
 namespace ksched::testing {
 
@@ -40,8 +41,5 @@ class ControlPlane {
   std::string server_;
   std::string etcd_;
 };
-
-// Runs a shell command, returning its stdout; an error carries the exit status.
-StatusOr<std::string> RunCommand(const std::string& command);
 
 }  // namespace ksched::testing
