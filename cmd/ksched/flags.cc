@@ -46,6 +46,26 @@ const std::map<std::string, FlagDef>& Defs() {
           f.pod_max_in_unschedulable_pods_duration = *d;
           return std::string();
         }}},
+      {"explain-records",
+       {"How many scheduled pods /debug/pods remembers (why each went where it went); 0 turns the decision log "
+        "off, pending pods' verdicts included (default 1000).", false,
+        [](Flags& f, const std::string& v) {
+          char* end = nullptr;
+          long long n = std::strtoll(v.c_str(), &end, 10);
+          if (v.empty() || *end || n < 0 || n > 10'000'000) return std::string("must be a number from 0 to 10000000");
+          f.explain_records = static_cast<size_t>(n);
+          return std::string();
+        }}},
+      {"stuck-after",
+       {"A pending pod unschedulable this long, with the same verdict in its last 3 attempts, is stuck: "
+        "ksched_stuck_pods counts it and it gets a SchedulingStuck event (default 10m0s).", false,
+        [](Flags& f, const std::string& v) {
+          auto d = config::ParseGoDuration(v);
+          if (!d.ok()) return d.status().message();
+          if (*d <= std::chrono::nanoseconds::zero()) return std::string("must be a positive duration");
+          f.stuck_after = *d;
+          return std::string();
+        }}},
       {"leader-elect", {"Start a leader election client and gain leadership before executing the main loop.", true,
                         [](Flags& f, const std::string& v) { return SetBool(f.leader_elect, v); }}},
       {"leader-elect-lease-duration", {"The duration that non-leader candidates will wait to force acquire leadership.",

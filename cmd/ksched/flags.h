@@ -18,6 +18,8 @@ struct Flags {
   std::string master;
   std::string write_config_to;
   std::chrono::nanoseconds pod_max_in_unschedulable_pods_duration = std::chrono::minutes(5);
+  size_t explain_records = 1000;
+  std::chrono::nanoseconds stuck_after = std::chrono::minutes(10);
   // Set only when given on the command line.
   std::optional<bool> leader_elect;
   std::optional<config::Duration> leader_elect_lease_duration, leader_elect_renew_deadline,

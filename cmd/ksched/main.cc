@@ -147,6 +147,10 @@ int Run(const cmd::Flags& flags) {
       .unschedulable_pods = [&sched_ptr] {
         return sched_ptr ? sched_ptr->queue().UnschedulablePodsByPlugin() : metrics::UnschedulablePodCounts{};
       },
+      .stuck_pods = [&sched_ptr] {
+        return sched_ptr && sched_ptr->decisions() ? sched_ptr->decisions()->StuckCounts()
+                                                   : std::map<std::string, size_t>{};
+      },
   });
   informers::PodInformer pods(**watch_client, "/api/v1/pods",
                               {.field_selector = informers::kNonTerminalPodsSelector});
@@ -163,6 +167,8 @@ int Run(const cmd::Flags& flags) {
   so.status_client = write_client->get();
   so.hostname = hostname;
   so.pod_max_in_unschedulable = flags.pod_max_in_unschedulable_pods_duration;
+  so.explain_records = flags.explain_records;
+  so.stuck_after = std::chrono::duration_cast<Clock::duration>(flags.stuck_after);
   so.pod_lister = [&pods](const std::string& key) { return pods.Get(key); };
   so.cluster_lister = &listers;
   // Preemption marks its victims with the DisruptionTarget condition where the server
@@ -245,7 +251,17 @@ int Run(const cmd::Flags& flags) {
             },
         .healthy = [&elector] { return elector ? elector->Check() : Status::OK(); },
         .metrics = [&metrics] { return metrics.Serialize(); },
-        .configz = [configz = config::EncodeConfigz(*cfg)] { return configz; }});
+        .configz = [configz = config::EncodeConfigz(*cfg)] { return configz; },
+        // Why pods are pending and why they went where they went (ksched explain).
+        .endpoints = {{.prefix = "/debug/pods",
+                       .handler = [&sched_ptr](const std::string& path) -> server::HandlerResponse {
+                         explain::DecisionLog* log = sched_ptr ? sched_ptr->decisions() : nullptr;
+                         if (log == nullptr)
+                           return {404, "{\"error\":\"the decision log is off (--explain-records=0)\"}",
+                                   "application/json"};
+                         auto [status, body] = explain::ServeDebugPods(*log, path);
+                         return {status, std::move(body), "application/json"};
+                       }}}});
     if (Status s = srv->Start(); !s.ok()) {
       KLOG(ERROR) << "serving on port " << flags.secure_port << ": " << s.message();
       return 1;

@@ -3,88 +3,13 @@
 #include <charconv>
 
 #include "pkg/api/json.h"
+#include "pkg/api/json_writer.h"
 #include "pkg/api/selector.h"
 
 namespace ksched::api {
 namespace {
 
-// Tracks only whether the next value needs a comma; keys reset it, so objects and
-// arrays nest without a stack.
-class Writer {
- public:
-  explicit Writer(std::string& out) : out_(out) {}
-
-  void BeginObject() { Sep(); out_ += '{'; comma_ = false; }
-  void EndObject() { out_ += '}'; comma_ = true; }
-  void BeginArray() { Sep(); out_ += '['; comma_ = false; }
-  void EndArray() { out_ += ']'; comma_ = true; }
-  void Key(std::string_view k) {
-    Sep();
-    AppendJsonString(out_, k);
-    out_ += ':';
-    comma_ = false;
-  }
-  void String(std::string_view s) { Sep(); AppendJsonString(out_, s); comma_ = true; }
-  void Int(int64_t v) {
-    Sep();
-    char buf[24];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-    out_.append(buf, end);
-    comma_ = true;
-  }
-  void Bool(bool b) { Sep(); out_ += b ? "true" : "false"; comma_ = true; }
-  void Null() { Sep(); out_ += "null"; comma_ = true; }
-  void QuantityValue(Quantity q) { Sep(); out_ += '"'; AppendQuantity(out_, q); out_ += '"'; comma_ = true; }
-
-  void Field(std::string_view k, std::string_view v) { Key(k); String(v); }
-  void FieldIfSet(std::string_view k, std::string_view v) {
-    if (!v.empty()) Field(k, v);
-  }
-  void IntField(std::string_view k, int64_t v) { Key(k); Int(v); }
-  void StringMapField(std::string_view k, const StringMap& m) {
-    if (m.empty()) return;
-    Key(k);
-    BeginObject();
-    for (const auto& [key, value] : m) Field(key, value);
-    EndObject();
-  }
-  void ResourcesField(std::string_view k, const ResourceList& list) {
-    if (list.empty()) return;
-    Key(k);
-    BeginObject();
-    for (const auto& [name, q] : list) {
-      Key(name);
-      QuantityValue(q);
-    }
-    EndObject();
-  }
-  void StringsField(std::string_view k, const std::vector<std::string>& v) {
-    if (v.empty()) return;
-    Key(k);
-    BeginArray();
-    for (const std::string& s : v) String(s);
-    EndArray();
-  }
-  // Writes a non-empty array field (a std::vector or SharedVector), calling each(item)
-  // per element.
-  template <typename V, typename F>
-  void ArrayField(std::string_view k, const V& v, F&& each) {
-    if (v.empty()) return;
-    Key(k);
-    BeginArray();
-    for (const auto& item : v) each(item);
-    EndArray();
-  }
-
- private:
-  void Sep() {
-    if (comma_) out_ += ',';
-  }
-  std::string& out_;
-  bool comma_ = false;
-};
-
-void WriteMeta(Writer& w, const ObjectMeta& m) {
+void WriteMeta(JsonWriter& w, const ObjectMeta& m) {
   w.Key("metadata");
   w.BeginObject();
   w.Field("name", m.name);
@@ -111,7 +36,7 @@ void WriteMeta(Writer& w, const ObjectMeta& m) {
   w.EndObject();
 }
 
-void WriteRequirements(Writer& w, std::string_view key,
+void WriteRequirements(JsonWriter& w, std::string_view key,
                        const std::vector<LabelSelectorRequirement>& reqs) {
   w.ArrayField(key, reqs, [&](const LabelSelectorRequirement& r) {
     w.BeginObject();
@@ -122,7 +47,7 @@ void WriteRequirements(Writer& w, std::string_view key,
   });
 }
 
-void WriteSelector(Writer& w, std::string_view key, const std::optional<LabelSelector>& s) {
+void WriteSelector(JsonWriter& w, std::string_view key, const std::optional<LabelSelector>& s) {
   if (!s) return;
   w.Key(key);
   w.BeginObject();
@@ -131,14 +56,14 @@ void WriteSelector(Writer& w, std::string_view key, const std::optional<LabelSel
   w.EndObject();
 }
 
-void WriteNodeSelectorTerm(Writer& w, const NodeSelectorTerm& t) {
+void WriteNodeSelectorTerm(JsonWriter& w, const NodeSelectorTerm& t) {
   w.BeginObject();
   WriteRequirements(w, "matchExpressions", t.match_expressions);
   WriteRequirements(w, "matchFields", t.match_fields);
   w.EndObject();
 }
 
-void WritePodAffinityTerm(Writer& w, const PodAffinityTerm& t) {
+void WritePodAffinityTerm(JsonWriter& w, const PodAffinityTerm& t) {
   w.BeginObject();
   WriteSelector(w, "labelSelector", t.label_selector);
   w.StringsField("namespaces", t.namespaces);
@@ -149,7 +74,7 @@ void WritePodAffinityTerm(Writer& w, const PodAffinityTerm& t) {
   w.EndObject();
 }
 
-void WritePodAffinity(Writer& w, std::string_view key, const std::optional<PodAffinity>& a) {
+void WritePodAffinity(JsonWriter& w, std::string_view key, const std::optional<PodAffinity>& a) {
   if (!a) return;
   w.Key(key);
   w.BeginObject();
@@ -166,7 +91,7 @@ void WritePodAffinity(Writer& w, std::string_view key, const std::optional<PodAf
   w.EndObject();
 }
 
-void WriteAffinity(Writer& w, const Affinity& a) {
+void WriteAffinity(JsonWriter& w, const Affinity& a) {
   w.Key("affinity");
   w.BeginObject();
   if (a.node_affinity) {
@@ -197,7 +122,7 @@ void WriteAffinity(Writer& w, const Affinity& a) {
   w.EndObject();
 }
 
-void WriteContainer(Writer& w, const Container& c) {
+void WriteContainer(JsonWriter& w, const Container& c) {
   w.BeginObject();
   w.Field("name", c.name);
   w.Field("image", c.image);
@@ -219,7 +144,7 @@ void WriteContainer(Writer& w, const Container& c) {
   w.EndObject();
 }
 
-void WriteToleration(Writer& w, const Toleration& t) {
+void WriteToleration(JsonWriter& w, const Toleration& t) {
   w.BeginObject();
   w.FieldIfSet("key", t.key);
   w.Field("operator", t.op_unknown ? "Unknown" : t.op_exists ? "Exists" : "Equal");
@@ -233,7 +158,7 @@ std::string_view PolicyName(InclusionPolicy p) {
   return p == InclusionPolicy::kHonor ? "Honor" : "Ignore";
 }
 
-void WriteSpreadConstraint(Writer& w, const TopologySpreadConstraint& c) {
+void WriteSpreadConstraint(JsonWriter& w, const TopologySpreadConstraint& c) {
   w.BeginObject();
   w.IntField("maxSkew", c.max_skew);
   w.Field("topologyKey", c.topology_key);
@@ -248,7 +173,7 @@ void WriteSpreadConstraint(Writer& w, const TopologySpreadConstraint& c) {
   w.EndObject();
 }
 
-void WritePodSpec(Writer& w, const PodSpec& s) {
+void WritePodSpec(JsonWriter& w, const PodSpec& s) {
   w.Key("spec");
   w.BeginObject();
   w.Field("schedulerName", s.scheduler_name);
@@ -291,7 +216,7 @@ void WritePodSpec(Writer& w, const PodSpec& s) {
   w.EndObject();
 }
 
-void WriteTimeOrNull(Writer& w, std::string_view key, std::string_view time) {
+void WriteTimeOrNull(JsonWriter& w, std::string_view key, std::string_view time) {
   w.Key(key);
   if (time.empty()) {
     w.Null();
@@ -300,7 +225,7 @@ void WriteTimeOrNull(Writer& w, std::string_view key, std::string_view time) {
   }
 }
 
-void WritePodCondition(Writer& w, const PodCondition& c, std::optional<int64_t> generation) {
+void WritePodCondition(JsonWriter& w, const PodCondition& c, std::optional<int64_t> generation) {
   w.BeginObject();
   w.Field("type", c.type.empty() ? std::string_view("PodScheduled") : std::string_view(c.type));
   w.Field("status", c.status);
@@ -355,7 +280,7 @@ std::string EncodeBinding(std::string_view pod_namespace, std::string_view pod_n
                           std::string_view pod_uid, std::string_view node_name) {
   std::string out;
   out.reserve(160 + pod_namespace.size() + pod_name.size() + node_name.size());
-  Writer w(out);
+  JsonWriter w(out);
   w.BeginObject();
   w.Field("apiVersion", "v1");
   w.Field("kind", "Binding");
@@ -379,7 +304,7 @@ std::string EncodePodScheduledConditionPatch(const PodCondition& condition,
                                              std::optional<int64_t> observed_generation) {
   std::string out;
   out.reserve(192 + condition.message.size());
-  Writer w(out);
+  JsonWriter w(out);
   w.BeginObject();
   w.Key("status");
   w.BeginObject();
@@ -403,7 +328,7 @@ std::string EncodePodScheduledConditionPatch(const PodCondition& condition,
 std::string EncodePod(const Pod& pod) {
   std::string out;
   out.reserve(1024);
-  Writer w(out);
+  JsonWriter w(out);
   w.BeginObject();
   w.Field("apiVersion", "v1");
   w.Field("kind", "Pod");
@@ -435,7 +360,7 @@ std::string EncodePod(const Pod& pod) {
 std::string EncodeNode(const Node& node) {
   std::string out;
   out.reserve(1024);
-  Writer w(out);
+  JsonWriter w(out);
   w.BeginObject();
   w.Field("apiVersion", "v1");
   w.Field("kind", "Node");

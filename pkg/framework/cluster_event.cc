@@ -28,4 +28,37 @@ std::string_view ResourceName(EventResource resource) {
   return "Unknown";
 }
 
+std::string RegistrationName(const ClusterEvent& event) {
+  if (event.IsWildCard()) return "*";
+  std::string name(ResourceName(event.resource));
+  name += '/';
+  if ((event.action_type & kAll) == kAll) return name + "All";
+  static constexpr std::pair<ActionType, std::string_view> kActions[] = {
+      {kAdd, "Add"},
+      {kDelete, "Delete"},
+      {kUpdateNodeAllocatable, "UpdateNodeAllocatable"},
+      {kUpdateNodeLabel, "UpdateNodeLabel"},
+      {kUpdateNodeTaint, "UpdateNodeTaint"},
+      {kUpdateNodeCondition, "UpdateNodeCondition"},
+  };
+  ActionType rest = event.action_type;
+  bool first = true;
+  auto append = [&](std::string_view action) {
+    if (!first) name += '|';
+    name += action;
+    first = false;
+  };
+  // All four update kinds together are just "Update" (how non-Node resources register).
+  if ((rest & kUpdate) == kUpdate) {
+    if (rest & kAdd) append("Add");
+    if (rest & kDelete) append("Delete");
+    append("Update");
+    return name;
+  }
+  for (const auto& [bit, action] : kActions) {
+    if (rest & bit) append(action);
+  }
+  return name;
+}
+
 }  // namespace ksched::framework

@@ -66,6 +66,10 @@ struct ClusterEvent {
   }
 };
 
+// A registration for people: "Node/Add|UpdateNodeAllocatable", "Pod/Delete", "Pod/All",
+// "*" for the wildcard.
+std::string RegistrationName(const ClusterEvent& event);
+
 // The named events emitted by the scheduler's event handlers and the queue itself.
 inline constexpr ClusterEvent kNodeAdd{EventResource::kNode, kAdd, "NodeAdd"};
 inline constexpr ClusterEvent kNodeDelete{EventResource::kNode, kDelete, "NodeDelete"};

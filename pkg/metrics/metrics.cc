@@ -318,6 +318,13 @@ std::string Metrics::Serialize() const {
       }
       families.push_back(std::move(family));
     }
+    if (options_.stuck_pods) {
+      auto family = GaugeFamily("ksched_stuck_pods",
+                                "Number of pending pods that are stuck: unschedulable past --stuck-after with the "
+                                "same verdict in their last attempts, or with no cluster event that can move them.");
+      for (const auto& [profile, count] : options_.stuck_pods()) AddGauge(family, {{"profile", profile}}, count);
+      families.push_back(std::move(family));
+    }
   }
   return prometheus::TextSerializer().Serialize(families);
 }

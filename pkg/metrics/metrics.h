@@ -43,6 +43,8 @@ struct MetricsOptions {
   std::function<queue::PendingPodCounts()> pending_pods;
   std::function<CacheSizes()> cache_sizes;
   std::function<UnschedulablePodCounts()> unschedulable_pods;
+  // ksched_stuck_pods{profile}: profile -> stuck pending pods.
+  std::function<std::map<std::string, size_t>()> stuck_pods;
 };
 
 class Metrics final : public queue::QueueMetricsRecorder,

@@ -1,5 +1,7 @@
 #include "pkg/queue/events.h"
 
+#include <algorithm>
+
 namespace ksched::queue {
 
 ClusterEventMap ClusterEventMap::FromPlugins(std::span<framework::Plugin* const> plugins) {
@@ -47,6 +49,15 @@ void ClusterEventMap::MatchingHints(const framework::ClusterEvent& event,
     if (!registered.Match(event)) continue;
     for (const RegisteredHint& h : hints) out->push_back(&h);
   }
+}
+
+std::vector<framework::ClusterEvent> ClusterEventMap::EventsOf(std::string_view plugin) const {
+  std::vector<framework::ClusterEvent> out;
+  for (const auto& [registered, hints] : entries_) {
+    if (std::any_of(hints.begin(), hints.end(), [&](const RegisteredHint& h) { return h.plugin == plugin; }))
+      out.push_back(registered);
+  }
+  return out;
 }
 
 }  // namespace ksched::queue

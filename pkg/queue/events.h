@@ -44,6 +44,8 @@ class ClusterEventMap {
   // Appends every hint whose registration matches `event`, in registration order.
   void MatchingHints(const framework::ClusterEvent& event, std::vector<const RegisteredHint*>* out) const;
   bool empty() const { return entries_.empty(); }
+  // The events `plugin` registered, in registration order.
+  std::vector<framework::ClusterEvent> EventsOf(std::string_view plugin) const;
 
  private:
   std::vector<std::pair<framework::ClusterEvent, std::vector<RegisteredHint>>> entries_;

@@ -26,6 +26,25 @@ std::string_view SubQueueName(SubQueue q) {
   return "none";
 }
 
+namespace {
+
+// The sub-queues as upstream's code and docs name them (the metric labels are shorter).
+std::string_view DebugQueueName(SubQueue q) {
+  switch (q) {
+    case SubQueue::kActive:
+      return "activeQ";
+    case SubQueue::kBackoff:
+      return "backoffQ";
+    case SubQueue::kUnschedulable:
+      return "unschedulablePods";
+    case SubQueue::kNone:
+      break;
+  }
+  return "none";
+}
+
+}  // namespace
+
 std::unique_ptr<SchedulingQueue> NewSchedulingQueue(QueueOptions options) {
   return std::make_unique<PriorityQueue>(std::move(options));
 }
@@ -97,6 +116,7 @@ QueuedPodInfoPtr PriorityQueue::Extract(Entry* e) {
 
 void PriorityQueue::Place(Entry* e, SubQueue q) {
   e->where = q;
+  e->placed_at = clock_.Now();
   switch (q) {
     case SubQueue::kActive:
       e->priority = e->info->pod_info.priority;
@@ -230,7 +250,7 @@ PriorityQueue::Strategy PriorityQueue::ReplayInFlightEvents(const QueuedPodInfo&
   const ClusterEventMap& map = ProfileFor(info.pod()).cluster_event_map;
   std::vector<const RegisteredHint*> hints;
   Strategy result = Strategy::kSkip;
-  for (uint64_t seq = std::max(marker->second, first_event_seq_);
+  for (uint64_t seq = std::max(marker->second.start, first_event_seq_);
        seq < first_event_seq_ + in_flight_events_.size(); ++seq) {
     const InFlightEvent* it = &in_flight_events_[seq - first_event_seq_];
     if (!it->target.empty() && it->target != id) continue;
@@ -266,7 +286,7 @@ void PriorityQueue::RecordInFlightEvent(const framework::ClusterEvent& event, st
 void PriorityQueue::DoneLocked(const std::string& id) {
   auto it = in_flight_pods_.find(id);
   if (it == in_flight_pods_.end()) return;
-  auto start = in_flight_starts_.find(it->second);
+  auto start = in_flight_starts_.find(it->second.start);
   in_flight_pods_.erase(it);
   if (--start->second > 0) return;
   in_flight_starts_.erase(start);
@@ -427,7 +447,11 @@ QueuedPodInfoPtr PriorityQueue::Pop() {
   // Starts are non-decreasing, so the new one is always at the end of the map.
   uint64_t start = first_event_seq_ + in_flight_events_.size();
   in_flight_starts_.emplace_hint(in_flight_starts_.end(), start, 0)->second++;
-  in_flight_pods_.emplace(std::move(id), start);
+  in_flight_pods_.emplace(std::move(id), InFlightPod{.start = start,
+                                                     .pod = info->pod_ptr(),
+                                                     .attempts = info->attempts,
+                                                     .initial_attempt_timestamp = info->initial_attempt_timestamp,
+                                                     .popped_at = clock_.Now()});
   return info;
 }
 
@@ -627,6 +651,47 @@ SubQueue PriorityQueue::Where(std::string_view key) const {
   MutexLock lock(mu_);
   auto it = pods_.find(key);
   return it == pods_.end() ? SubQueue::kNone : it->second.where;
+}
+
+QueuedPodState PriorityQueue::StateOf(const Entry& e) const {
+  const QueuedPodInfo& info = *e.info;
+  QueuedPodState st{.pod = info.pod_ptr(),
+                    .queue = info.gated ? kGatedQueueName : DebugQueueName(e.where),
+                    .attempts = info.attempts,
+                    .initial_attempt_timestamp = info.initial_attempt_timestamp,
+                    .since = e.placed_at,
+                    .gating_plugin = info.gating_plugin};
+  if (e.where == SubQueue::kBackoff) st.backoff_until = e.backoff_expiry;
+  return st;
+}
+
+QueuedPodState PriorityQueue::StateOf(const InFlightPod& p) {
+  return QueuedPodState{.pod = p.pod,
+                        .queue = kInFlightQueueName,
+                        .attempts = p.attempts,
+                        .initial_attempt_timestamp = p.initial_attempt_timestamp,
+                        .since = p.popped_at};
+}
+
+std::vector<QueuedPodState> PriorityQueue::QueuedPods() const {
+  MutexLock lock(mu_);
+  std::vector<QueuedPodState> out;
+  out.reserve(pods_.size() + in_flight_pods_.size());
+  for (const auto& [key, e] : pods_) out.push_back(StateOf(e));
+  for (const auto& [id, p] : in_flight_pods_) {
+    // A pod that failed and is queued again is listed once, where it is now.
+    if (!pods_.contains(p.pod->Key())) out.push_back(StateOf(p));
+  }
+  return out;
+}
+
+std::optional<QueuedPodState> PriorityQueue::QueuedPod(std::string_view key) const {
+  MutexLock lock(mu_);
+  if (auto it = pods_.find(key); it != pods_.end()) return StateOf(it->second);
+  for (const auto& [id, p] : in_flight_pods_) {
+    if (p.pod->Key() == key) return StateOf(p);
+  }
+  return std::nullopt;
 }
 
 size_t PriorityQueue::InFlightPods() const {

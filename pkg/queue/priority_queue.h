@@ -48,6 +48,8 @@ class PriorityQueue final : public SchedulingQueue {
   void AssignedPodAdded(const api::PodPtr& pod) override EXCLUDES(mu_);
   void AssignedPodUpdated(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override EXCLUDES(mu_);
   std::vector<api::PodPtr> PendingPods() const override EXCLUDES(mu_);
+  std::vector<QueuedPodState> QueuedPods() const override EXCLUDES(mu_);
+  std::optional<QueuedPodState> QueuedPod(std::string_view key) const override EXCLUDES(mu_);
   PendingPodCounts PendingCounts() const override EXCLUDES(mu_);
   UnschedulablePluginCounts UnschedulablePodsByPlugin() const override EXCLUDES(mu_);
   size_t Len() const override EXCLUDES(mu_);
@@ -77,6 +79,7 @@ class PriorityQueue final : public SchedulingQueue {
     SubQueue where = SubQueue::kNone;
     size_t index = 0;                   // position in its heap / unschedulable list
     Clock::time_point backoff_expiry{};  // cached while in backoffQ
+    Clock::time_point placed_at{};       // when it entered its sub-queue
     // PrioritySort keys, cached while in activeQ so comparisons touch only the entry.
     int32_t priority = 0;
     Clock::time_point sort_timestamp{};
@@ -111,7 +114,17 @@ class PriorityQueue final : public SchedulingQueue {
     std::vector<std::pair<const QueueProfile*, std::vector<const RegisteredHint*>>> entries;
   };
 
+  // A popped pod until it is done or back in the queue.
+  struct InFlightPod {
+    uint64_t start = 0;  // sequence number of the first event it must see
+    api::PodPtr pod;
+    int attempts = 0;
+    Clock::time_point initial_attempt_timestamp{};
+    Clock::time_point popped_at{};
+  };
   static std::string IdOf(const api::Pod& pod);
+  QueuedPodState StateOf(const Entry& e) const;
+  static QueuedPodState StateOf(const InFlightPod& p);
   const QueueProfile& ProfileFor(const api::Pod& pod) const;
   bool AnyProfileInterested(const framework::ClusterEvent& event) const;
   Clock::time_point BackoffExpiry(const framework::QueuedPodInfo& info) const;
@@ -174,8 +187,8 @@ class PriorityQueue final : public SchedulingQueue {
   bool closed_ GUARDED_BY(mu_) = false;
   std::deque<InFlightEvent> in_flight_events_ GUARDED_BY(mu_);
   uint64_t first_event_seq_ GUARDED_BY(mu_) = 0;  // sequence number of in_flight_events_.front()
-  // In-flight pod id -> sequence number of the first event it must see.
-  std::unordered_map<std::string, uint64_t> in_flight_pods_ GUARDED_BY(mu_);
+  // In-flight pods by id.
+  std::unordered_map<std::string, InFlightPod> in_flight_pods_ GUARDED_BY(mu_);
   // Start sequence -> number of in-flight pods with that start (begin() is the oldest).
   std::map<uint64_t, size_t> in_flight_starts_ GUARDED_BY(mu_);
   std::vector<std::jthread> loops_ GUARDED_BY(mu_);

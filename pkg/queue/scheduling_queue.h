@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,6 +40,21 @@ using QueuedPodInfoPtr = std::unique_ptr<framework::QueuedPodInfo>;
 using PreEnqueueCheck = std::function<bool(const api::Pod&)>;
 // (plugin, profile) -> number of queued pods; see UnschedulablePodsByPlugin().
 using UnschedulablePluginCounts = std::map<std::pair<std::string, std::string>, size_t>;
+
+// Where a pending pod is, for the debug endpoints.
+struct QueuedPodState {
+  api::PodPtr pod;
+  // "activeQ", "backoffQ", "unschedulablePods", "gated" (held back by a PreEnqueue
+  // plugin) or "scheduling" (popped: in its scheduling or binding cycle).
+  std::string_view queue;
+  int attempts = 0;
+  Clock::time_point initial_attempt_timestamp{};  // first queued
+  Clock::time_point since{};                      // entered `queue`
+  std::optional<Clock::time_point> backoff_until;  // backoffQ only
+  std::string gating_plugin;                       // gated only
+};
+
+inline constexpr std::string_view kInFlightQueueName = "scheduling";
 
 // What a profile (schedulerName) contributes to the queue.
 struct QueueProfile {
@@ -122,6 +138,10 @@ class SchedulingQueue {
   // Every queued pod (not the in-flight ones), for debugging and cache comparison.
   virtual std::vector<api::PodPtr> PendingPods() const = 0;
   virtual PendingPodCounts PendingCounts() const = 0;
+  // Every pending pod, in flight ones included, and where it is (any order).
+  virtual std::vector<QueuedPodState> QueuedPods() const = 0;
+  // One pending pod by "namespace/name"; nullopt if not queued nor in flight.
+  virtual std::optional<QueuedPodState> QueuedPod(std::string_view key) const = 0;
   // scheduler_unschedulable_pods{plugin,profile}: for every queued pod (any sub-queue,
   // gated ones included) each plugin that rejected its last attempt (or returned Pending,
   // or gates it) counts it once under the pod's schedulerName. A popped pod no longer

@@ -11,6 +11,7 @@ void Preemptor::PreemptVictim(const api::PodPtr& victim, const api::PodPtr& pree
   {
     MutexLock lock(mu_);
     ++in_flight_;
+    if (record_victims_) victims_[preemptor->metadata.uid].push_back(victim->Key());
   }
   std::string note = "Preempted by " + preemptor->Key() + " on node " + std::string(node);
   writer_.EvictPod(*victim, preemptor->spec.scheduler_name,
@@ -39,6 +40,15 @@ void Preemptor::PreemptionFailed(const api::PodPtr& preemptor) {
     api::PodPtr pods[] = {preemptor};
     queue_->Activate(pods);
   }
+}
+
+std::vector<std::string> Preemptor::TakeVictims(const std::string& preemptor_uid) {
+  MutexLock lock(mu_);
+  auto it = victims_.find(preemptor_uid);
+  if (it == victims_.end()) return {};
+  std::vector<std::string> out = std::move(it->second);
+  victims_.erase(it);
+  return out;
 }
 
 void Preemptor::WaitIdle() {

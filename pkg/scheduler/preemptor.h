@@ -5,7 +5,10 @@
 
 #include <condition_variable>
 #include <functional>
+#include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "pkg/framework/interface.h"
 #include "pkg/queue/scheduling_queue.h"
@@ -33,6 +36,12 @@ class Preemptor final : public framework::PodPreemptor {
     if (metrics_) metrics_->ObservePreemptionVictims(count);
   }
 
+  // With `record`, the victims of each preemptor are kept until TakeVictims (the
+  // decision log shows them).
+  void RecordVictims(bool record) { record_victims_ = record; }
+  // "namespace/name" of the pods evicted for `preemptor_uid` since the last call.
+  std::vector<std::string> TakeVictims(const std::string& preemptor_uid) EXCLUDES(mu_);
+
   // Blocks until no eviction is waiting for its answer (their callbacks reach into the
   // plugin and the queue, which must outlive them).
   void WaitIdle() EXCLUDES(mu_);
@@ -43,6 +52,8 @@ class Preemptor final : public framework::PodPreemptor {
   queue::SchedulingQueue* queue_ = nullptr;
   Mutex mu_;
   int in_flight_ GUARDED_BY(mu_) = 0;
+  bool record_victims_ = false;
+  std::unordered_map<std::string, std::vector<std::string>> victims_ GUARDED_BY(mu_);
   std::condition_variable_any idle_;
 };
 

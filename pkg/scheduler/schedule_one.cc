@@ -21,6 +21,9 @@ struct Scheduler::Attempt {
   api::PodPtr assumed;  // the pod with spec.nodeName set, once assumed
   std::string host;
   Clock::time_point start;
+  // What the algorithm found (the decision log's record of a placement).
+  ScheduleResult result;
+  int num_nodes = 0;
   bool bind_sent = false;  // a Bind plugin ran: a failure may still have bound the pod
 
   const api::Pod& pod() const { return info->pod(); }
@@ -56,6 +59,7 @@ void Scheduler::ScheduleOne() {
     return;
   }
   auto algo_start = clock_.Now();
+  attempt->num_nodes = static_cast<int>(snapshot_.NumNodes());
   auto outcome = algorithm_.SchedulePod(fwk, *attempt->state, pod, snapshot_);
   if (options_.metrics)
     options_.metrics->ObserveAlgorithm(std::chrono::duration<double>(clock_.Now() - algo_start).count());
@@ -75,7 +79,8 @@ void Scheduler::ScheduleOne() {
     HandleFailure(*attempt, *err, nullptr);
     return;
   }
-  attempt->host = std::get<ScheduleResult>(outcome).suggested_host;
+  attempt->result = std::move(std::get<ScheduleResult>(outcome));
+  attempt->host = attempt->result.suggested_host;
 
   // Assume: the cache counts the pod on its node now, so the next cycle sees it,
   // while the bind is still in flight.
@@ -223,6 +228,17 @@ void Scheduler::BindingSucceeded(Attempt& attempt) {
   KLOG_V(2) << "Successfully bound pod to node, pod=\"" << pod.Key() << "\" node=\"" << attempt.host << "\"";
   writer_->RecordEvent(pod, fwk.ProfileName(), /*warning=*/false, "Scheduled", "Binding",
                        "Successfully assigned " + pod.Key() + " to " + attempt.host);
+  if (decisions_) {
+    decisions_->RecordPlacement({.pod = attempt.info->pod_ptr(),
+                                 .profile = fwk.ProfileName(),
+                                 .attempts = attempt.info->attempts,
+                                 .time = clock_.Now(),
+                                 .node = attempt.host,
+                                 .nodes = attempt.num_nodes,
+                                 .feasible_nodes = attempt.result.feasible_nodes,
+                                 .evaluated_nodes = attempt.result.evaluated_nodes,
+                                 .top_nodes = &attempt.result.top_nodes});
+  }
   fwk.RunPostBindPlugins(*attempt.state, pod, attempt.host);
 }
 
@@ -264,6 +280,9 @@ void Scheduler::HandleFailure(Attempt& attempt, const framework::Status& status,
   const std::string reason = rejected ? "Unschedulable" : "SchedulerError";
   const std::string message = status.Message();
   ObserveAttempt(rejected ? "unschedulable" : "error", attempt);
+  // Taken whatever happens next, so the preemptor keeps nothing for a pod that is gone.
+  std::vector<std::string> victims;
+  if (fit_error && preemptor_) victims = preemptor_->TakeVictims(pod.metadata.uid);
 
   auto& info = *attempt.info;
   info.unschedulable_plugins.clear();
@@ -292,6 +311,8 @@ void Scheduler::HandleFailure(Attempt& attempt, const framework::Status& status,
     queue_->Done(pod);
   } else {
     info.pod_info.Update(current);
+    // Recorded while the pod is still in flight, before the queue has it back.
+    RecordFailure(attempt, status, fit_error, nomination, std::move(victims));
     if (auto s = queue_->AddUnschedulableIfNotPresent(std::move(attempt.info), attempt.cycle); !s.ok())
       KLOG(ERROR) << "Error occurred while requeueing pod, pod=\"" << pod.Key() << "\": " << s.message();
     // After the requeue, as upstream's handleSchedulingFailure: the nomination stands
@@ -307,6 +328,25 @@ void Scheduler::HandleFailure(Attempt& attempt, const framework::Status& status,
   std::optional<std::string> write_nomination;
   if (nomination && *nomination != current->status.nominated_node_name) write_nomination = nomination;
   writer_->PatchPodScheduledFalse(*current, reason, message, write_nomination);
+}
+
+void Scheduler::RecordFailure(const Attempt& attempt, const framework::Status& status, const FitError* fit_error,
+                              const std::optional<std::string>& nomination, std::vector<std::string> victims) {
+  if (!decisions_) return;
+  const framework::QueuedPodInfo& info = *attempt.info;
+  explain::Failure f{.pod = info.pod_ptr(),
+                     .profile = attempt.fwk->ProfileName(),
+                     .attempts = info.attempts,
+                     .time = attempt.start,
+                     .message = status.Message(),
+                     .error = !status.IsRejected(),
+                     .nodes = attempt.num_nodes,
+                     .summary = fit_error && fit_error->summary ? &*fit_error->summary : nullptr,
+                     .nominated_node = nomination.value_or(""),
+                     .victims = std::move(victims)};
+  for (const std::string& p : info.unschedulable_plugins) f.rejected_by.push_back(p);
+  for (const std::string& p : info.pending_plugins) f.rejected_by.push_back(p);
+  decisions_->RecordFailure(f);
 }
 
 // Upstream records per-plugin durations in a random 10% of the cycles.

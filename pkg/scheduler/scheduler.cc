@@ -46,7 +46,8 @@ config::KubeSchedulerProfile WithoutUnimplementedPlugins(config::KubeSchedulerPr
 Scheduler::Scheduler(SchedulerOptions options)
     : options_(std::move(options)),
       clock_(*options_.clock),
-      algorithm_(framework::runtime::SchedulingAlgorithmOptions{.seed = options_.seed}) {}
+      algorithm_(framework::runtime::SchedulingAlgorithmOptions{.seed = options_.seed,
+                                                                 .explain = options_.explain_records > 0}) {}
 
 Scheduler::~Scheduler() {
   Stop(std::chrono::seconds(0));
@@ -80,6 +81,10 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
   qopts.max_backoff = std::chrono::seconds(cfg.pod_max_backoff_seconds);
   qopts.max_in_unschedulable = s->options_.pod_max_in_unschedulable;
   qopts.metrics = s->options_.queue_metrics;
+  explain::DecisionLogOptions dopts{.clock = &s->clock_,
+                                    .scheduled_records = s->options_.explain_records,
+                                    .stuck_after = s->options_.stuck_after,
+                                    .retry_after = s->options_.pod_max_in_unschedulable};
   for (const auto& profile : cfg.profiles) {
     framework::runtime::FrameworkOptions fopts;
     fopts.snapshot = &s->snapshot_;
@@ -101,14 +106,27 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
     auto sorts = f.ListPlugins()["QueueSort"];
     if (!qopts.less && !(sorts.size() == 1 && sorts[0] == "PrioritySort")) qopts.less = f.QueueSortLess();
     std::vector<framework::Plugin*> rejecting = f.RejectingPlugins();
-    qopts.profiles[profile.scheduler_name] = queue::QueueProfile{
-        .pre_enqueue_plugins = f.PreEnqueuePlugins(),
-        .cluster_event_map = queue::ClusterEventMap::FromPlugins(rejecting)};
+    queue::ClusterEventMap events = queue::ClusterEventMap::FromPlugins(rejecting);
+    auto& plugin_events = dopts.plugin_events[profile.scheduler_name];
+    for (framework::Plugin* plugin : rejecting) {
+      auto& names = plugin_events[std::string(plugin->Name())];
+      for (const framework::ClusterEvent& e : events.EventsOf(plugin->Name()))
+        names.push_back(framework::RegistrationName(e));
+    }
+    qopts.profiles[profile.scheduler_name] = queue::QueueProfile{.pre_enqueue_plugins = f.PreEnqueuePlugins(),
+                                                                 .cluster_event_map = std::move(events)};
     s->frameworks_.emplace(profile.scheduler_name, std::move(*fwk));
   }
   s->queue_ = queue::NewSchedulingQueue(std::move(qopts));
   s->nominator_view_->queue = s->queue_.get();
   s->preemptor_->SetQueue(s->queue_.get());
+  if (s->options_.explain_records > 0) {
+    queue::SchedulingQueue* q = s->queue_.get();
+    dopts.queued_pods = [q] { return q->QueuedPods(); };
+    dopts.queued_pod = [q](std::string_view key) { return q->QueuedPod(key); };
+    s->decisions_ = std::make_unique<explain::DecisionLog>(std::move(dopts));
+    s->preemptor_->RecordVictims(true);
+  }
 
   Scheduler* self = s.get();
   s->pod_handler_ = std::make_unique<PodEventHandler>(
@@ -135,10 +153,28 @@ void Scheduler::Run() {
     SetThreadName("sched-loop");
     while (!stopping_.load()) ScheduleOne();
   });
+  if (decisions_) {
+    stuck_loop_ = std::jthread([this](std::stop_token stop) {
+      SetThreadName("sched-stuck");
+      while (clock_.SleepUntil(clock_.Now() + options_.stuck_check_period, stop)) ReportStuckPods();
+    });
+  }
+}
+
+void Scheduler::ReportStuckPods() {
+  if (!decisions_) return;
+  for (const explain::StuckPod& stuck : decisions_->Sweep()) {
+    KLOG(WARNING) << "Pod is stuck, pod=\"" << stuck.pod->Key() << "\": " << stuck.reason;
+    writer_->RecordEvent(*stuck.pod, stuck.profile, /*warning=*/true, "SchedulingStuck", "Scheduling", stuck.reason);
+  }
 }
 
 void Scheduler::Stop(std::chrono::milliseconds grace) {
   if (stopping_.exchange(true)) return;
+  if (stuck_loop_.joinable()) {
+    stuck_loop_.request_stop();
+    stuck_loop_.join();
+  }
   if (queue_) queue_->Close();  // Pop returns nullptr; the loop exits
   if (loop_.joinable()) loop_.join();
   if (!WaitForBinds(grace)) KLOG(WARNING) << BindsInFlight() << " binding cycle(s) still running at shutdown";

@@ -17,6 +17,7 @@
 #include "informers/informer.h"
 #include "pkg/cache/cache.h"
 #include "pkg/cache/snapshot.h"
+#include "pkg/explain/decision_log.h"
 #include "pkg/framework/registry.h"
 #include "pkg/framework/runtime/framework.h"
 #include "pkg/framework/runtime/scheduling_algorithm.h"
@@ -55,6 +56,13 @@ struct SchedulerOptions {
   // Preemption marks victims with the DisruptionTarget condition before deleting them
   // (API servers from 1.26 on).
   bool disruption_target_condition = false;
+  // The decision log behind /debug/pods: how many scheduled pods it remembers; 0 turns
+  // it off (no verdicts are kept or summarised).
+  size_t explain_records = 1000;
+  // --stuck-after: unschedulable this long with the same verdict is stuck.
+  Clock::duration stuck_after = std::chrono::minutes(10);
+  // How often stuck pods are looked for (each gets one SchedulingStuck event).
+  Clock::duration stuck_check_period = std::chrono::seconds(10);
 };
 
 class Scheduler {
@@ -77,6 +85,11 @@ class Scheduler {
   queue::SchedulingQueue& queue() { return *queue_; }
   cache::Cache& cache() { return *cache_; }
   framework::runtime::Framework* FrameworkFor(std::string_view scheduler_name) const;
+  // The decision log (/debug/pods, ksched_stuck_pods); null when explain_records is 0.
+  explain::DecisionLog* decisions() { return decisions_.get(); }
+  // Looks for newly stuck pods and sends each its SchedulingStuck event (the stuck loop
+  // calls it every stuck_check_period; exposed for tests).
+  void ReportStuckPods();
   bool IsResponsibleFor(const api::Pod& pod) const;
   // Pods whose binding cycle has not finished.
   size_t BindsInFlight() const EXCLUDES(bind_mu_) {
@@ -112,6 +125,10 @@ class Scheduler {
   void UndoAssume(Attempt& attempt);
   void ObserveAttempt(std::string_view result, const Attempt& attempt);
   bool SamplePluginMetrics();
+  // Hands a failed attempt to the decision log (`victims`: what its preemption evicted).
+  void RecordFailure(const Attempt& attempt, const framework::Status& status,
+                     const framework::runtime::FitError* fit_error, const std::optional<std::string>& nomination,
+                     std::vector<std::string> victims);
 
   SchedulerOptions options_;
   Clock& clock_;
@@ -124,6 +141,7 @@ class Scheduler {
   std::map<std::string, std::unique_ptr<framework::runtime::Framework>, std::less<>> frameworks_;
   std::unique_ptr<informers::EventHandler<api::Pod>> pod_handler_;
   std::unique_ptr<informers::EventHandler<api::Node>> node_handler_;
+  std::unique_ptr<explain::DecisionLog> decisions_;
 
   // Owned by the scheduling thread.
   cache::Snapshot snapshot_;
@@ -135,6 +153,7 @@ class Scheduler {
   std::condition_variable_any binds_idle_;
   std::atomic<bool> stopping_{false};
   std::thread loop_;
+  std::jthread stuck_loop_;
 };
 
 }  // namespace ksched::scheduler

@@ -76,6 +76,10 @@ HandlerResponse HandleRequest(const ServerOptions& options, const std::string& m
   }
   if (path == "/metrics" && options.metrics) return {200, options.metrics(), kMetricsContentType};
   if (path == "/configz" && options.configz) return {200, options.configz(), "application/json"};
+  for (const Endpoint& e : options.endpoints) {
+    if (path.starts_with(e.prefix) && (path.size() == e.prefix.size() || path[e.prefix.size()] == '/'))
+      return e.handler(path);
+  }
   return {404, "404 page not found\n"};
 }
 

@@ -8,12 +8,6 @@
 
 namespace ksched::server {
 
-struct HandlerResponse {
-  int status = 200;
-  std::string body;
-  std::string content_type = "text/plain; charset=utf-8";
-};
-
 // Whether `path` is served without a token (exact match, or prefix match for an entry
 // ending in "*").
 bool IsAlwaysAllowed(const ServerOptions& options, const std::string& path);

@@ -30,6 +30,18 @@ inline const std::vector<std::string>& DefaultAlwaysAllowPaths() {
   return *paths;
 }
 
+struct HandlerResponse {
+  int status = 200;
+  std::string body;
+  std::string content_type = "text/plain; charset=utf-8";
+};
+
+// A further GET endpoint: `prefix` itself and every path under `prefix/`.
+struct Endpoint {
+  std::string prefix;
+  std::function<HandlerResponse(const std::string& path)> handler;
+};
+
 struct ServerOptions {
   std::string bind_address = "0.0.0.0";  // --bind-address
   int secure_port = 10259;               // --secure-port; 0 is not supported by cpprestsdk
@@ -66,6 +78,8 @@ struct ServerOptions {
   std::function<std::string()> metrics;
   // /configz body (JSON, {"componentconfig": {...}}). Empty: 404.
   std::function<std::string()> configz;
+  // Further endpoints (e.g. /debug/pods), behind the same authorization.
+  std::vector<Endpoint> endpoints;
 };
 
 // PEM-encoded certificate and private key.

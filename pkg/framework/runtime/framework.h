@@ -52,6 +52,14 @@ struct FrameworkOptions {
   Clock* clock = &RealClock();
 };
 
+// Each Score plugin's part of the totals: plugins[k] scored node i with scores[k][i]
+// (normalised, times the plugin's weight). Names view the plugins' own and live as long
+// as the framework.
+struct ScoreBreakdown {
+  std::vector<std::string_view> plugins;
+  std::vector<std::vector<int64_t>> scores;
+};
+
 // A plugin that can reject pods with the events that may make them schedulable again.
 struct PluginEvents {
   std::string plugin;
@@ -100,6 +108,11 @@ class Framework : public Handle {
                                         const cache::NodeInfo& node) const override;
   // The first rejecting plugin (in order) decides; Success if none rejects. Thread-safe.
   Status RunFilterPlugins(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node) const;
+  // Every Filter plugin, not stopping at the first rejection: appends each plugin's
+  // rejection (plugin() set; an internal error counts too) to `rejections`. For
+  // explaining a pod that fits nowhere, not for deciding. Thread-safe.
+  void RunAllFilterPlugins(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
+                           std::vector<Status>& rejections) const;
   // Upstream's two passes: with the node's nominated pods of higher or equal priority
   // added (so the pod does not take their room), then, if any were added and the first
   // pass succeeded, without them (filters like pod affinity may need them absent).
@@ -109,8 +122,10 @@ class Framework : public Handle {
                                                            const NodeToStatusMap& filtered);
   Status RunPreScorePlugins(CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes);
   // Per node (aligned with `nodes`): the sum over score plugins of weight x normalized score.
+  // `breakdown`, when given, receives each plugin's weighted scores as well.
   std::pair<std::vector<int64_t>, Status> RunScorePlugins(const CycleState& state, const api::Pod& pod,
-                                                          std::span<const cache::NodeInfoPtr> nodes);
+                                                          std::span<const cache::NodeInfoPtr> nodes,
+                                                          ScoreBreakdown* breakdown = nullptr);
   Status RunReservePluginsReserve(CycleState& state, const api::Pod& pod, std::string_view node_name);
   // In reverse order of Reserve.
   void RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod, std::string_view node_name);

@@ -9,6 +9,13 @@
 namespace ksched::framework::runtime {
 namespace {
 
+// PreFilter's Skip for the i-th Filter plugin: a bit in the mask for the first 64, the
+// name set beyond.
+bool FilterSkipped(const CycleState& state, size_t i, const FilterPlugin& pl) {
+  return i < 64 ? (state.skip_filter_mask >> i) & 1
+                : !state.skip_filter_plugins.empty() && state.skip_filter_plugins.contains(pl.Name());
+}
+
 std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // An internal error from `plugin` at `point`: `running <Point> plugin "X": <message>`.
@@ -120,9 +127,7 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::P
 Status Framework::RunFilterPlugins(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node) const {
   for (size_t i = 0; i < filter_.size(); ++i) {
     FilterPlugin* pl = filter_[i];
-    const bool skip = i < 64 ? (state.skip_filter_mask >> i) & 1
-                             : !state.skip_filter_plugins.empty() && state.skip_filter_plugins.contains(pl->Name());
-    if (skip) continue;
+    if (FilterSkipped(state, i, *pl)) continue;
     Status s = Timed(state, "Filter", *pl, [&] { return pl->Filter(state, pod, node); });
     if (s.IsSuccess()) continue;
     if (!s.IsRejected()) {
@@ -133,6 +138,16 @@ Status Framework::RunFilterPlugins(const CycleState& state, const api::Pod& pod,
     return std::move(s).WithPlugin(std::string(pl->Name()));
   }
   return Status();
+}
+
+void Framework::RunAllFilterPlugins(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
+                                    std::vector<Status>& rejections) const {
+  for (size_t i = 0; i < filter_.size(); ++i) {
+    FilterPlugin* pl = filter_[i];
+    if (FilterSkipped(state, i, *pl)) continue;
+    Status s = pl->Filter(state, pod, node);
+    if (!s.IsSuccess()) rejections.push_back(std::move(s).WithPlugin(std::string(pl->Name())));
+  }
 }
 
 Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
@@ -215,7 +230,8 @@ Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod,
 }
 
 std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleState& state, const api::Pod& pod,
-                                                                   std::span<const cache::NodeInfoPtr> nodes) {
+                                                                   std::span<const cache::NodeInfoPtr> nodes,
+                                                                   ScoreBreakdown* breakdown) {
   Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
   std::vector<int64_t> totals(nodes.size(), 0);
   auto finish = [&](Status s) {
@@ -279,6 +295,14 @@ std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleSt
                           .WithPlugin(std::string(name)));
       }
       totals[i] += score * active[k]->weight;
+    }
+  }
+  if (breakdown != nullptr) {
+    breakdown->plugins.clear();
+    breakdown->scores.assign(active.size(), std::vector<int64_t>(nodes.size()));
+    for (size_t k = 0; k < active.size(); ++k) {
+      breakdown->plugins.push_back(active[k]->plugin->Name());
+      for (size_t i = 0; i < nodes.size(); ++i) breakdown->scores[k][i] = scores[k][i].score * active[k]->weight;
     }
   }
   return finish(Status());

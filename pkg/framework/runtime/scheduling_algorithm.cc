@@ -39,7 +39,8 @@ int32_t NumFeasibleNodesToFind(std::optional<int32_t> percentage, int32_t num_al
 }
 
 SchedulingAlgorithm::SchedulingAlgorithm(SchedulingAlgorithmOptions options)
-    : rng_(options.seed.has_value() ? *options.seed : std::random_device{}()) {}
+    : explain_(options.explain),
+      rng_(options.seed.has_value() ? *options.seed : std::random_device{}()) {}
 
 ScheduleOutcome SchedulingAlgorithm::SchedulePod(Framework& fwk, CycleState& state, const api::Pod& pod,
                                                  const cache::Snapshot& snapshot) {
@@ -55,6 +56,11 @@ ScheduleOutcome SchedulingAlgorithm::SchedulePod(Framework& fwk, CycleState& sta
     fe.num_all_nodes = num_all;
     for (const cache::NodeInfoPtr& n : all) fe.diagnosis.emplace(n->name(), pre_status);
     NotePlugin(pre_status, fe);
+    if (explain_) {
+      RejectionSummary::PluginRejections rejection{.plugin = pre_status.plugin(), .pre_filter = true, .nodes = num_all};
+      for (const std::string& r : pre_status.reasons()) rejection.reasons.push_back({.reason = r, .nodes = num_all});
+      fe.summary.emplace().plugins.push_back(std::move(rejection));
+    }
     return fe;
   }
 
@@ -66,7 +72,9 @@ ScheduleOutcome SchedulingAlgorithm::SchedulePod(Framework& fwk, CycleState& sta
     for (const cache::NodeInfoPtr& n : all) {
       if (n->name() != nominated) continue;
       if (fwk.RunFilterPluginsWithNominatedPods(state, pod, *n).IsSuccess()) {
-        return ScheduleResult{nominated, 1, 1};
+        ScheduleResult result{nominated, 1, 1};
+        if (explain_) result.top_nodes.push_back({.node = nominated});
+        return result;
       }
       break;
     }
@@ -95,11 +103,16 @@ ScheduleOutcome SchedulingAlgorithm::SchedulePod(Framework& fwk, CycleState& sta
   if (feasible_.empty()) {
     FitError fe = MakeFitError(nodes, start, num_all);
     fe.absent_nodes_unresolvable = !pre_result.AllNodes();
+    if (explain_) SummarizeRejections(fwk, state, pod, nodes, start, fe);
     return fe;
   }
   const int evaluated = static_cast<int>(feasible_.size()) + rejected;
   const int feasible = static_cast<int>(feasible_.size());
-  if (feasible_.size() == 1) return ScheduleResult{feasible_[0]->name(), evaluated, 1};
+  if (feasible_.size() == 1) {
+    ScheduleResult result{feasible_[0]->name(), evaluated, 1};
+    if (explain_) result.top_nodes.push_back({.node = result.suggested_host});
+    return result;
+  }
 
   std::vector<int64_t> totals;
   if (!fwk.HasScorePlugins()) {
@@ -107,9 +120,15 @@ ScheduleOutcome SchedulingAlgorithm::SchedulePod(Framework& fwk, CycleState& sta
   } else {
     Status s = fwk.RunPreScorePlugins(state, pod, feasible_);
     if (!s.IsSuccess()) return Status::Error(s.Message()).WithPlugin(s.plugin());
-    auto [scores, score_status] = fwk.RunScorePlugins(state, pod, feasible_);
+    ScoreBreakdown breakdown;
+    auto [scores, score_status] = fwk.RunScorePlugins(state, pod, feasible_, explain_ ? &breakdown : nullptr);
     if (!score_status.IsSuccess()) return Status::Error(score_status.Message()).WithPlugin(score_status.plugin());
     totals = std::move(scores);
+    if (explain_) {
+      ScheduleResult result{SelectHost(feasible_, totals), evaluated, feasible};
+      result.top_nodes = TopNodes(feasible_, totals, breakdown, result.suggested_host);
+      return result;
+    }
   }
   return ScheduleResult{SelectHost(feasible_, totals), evaluated, feasible};
 }
@@ -179,6 +198,90 @@ FitError SchedulingAlgorithm::MakeFitError(std::span<const cache::NodeInfoPtr> n
     NotePlugin(s, fe);
   }
   return fe;
+}
+
+void SchedulingAlgorithm::SummarizeRejections(Framework& fwk, const CycleState& state, const api::Pod& pod,
+                                              std::span<const cache::NodeInfoPtr> nodes, size_t start,
+                                              FitError& fe) const {
+  const size_t n = nodes.size();
+  // The rejected nodes in snapshot order (the pass itself started at `start`), so that
+  // pods with the same verdict name the same sample nodes.
+  std::vector<size_t> visit;  // position in the pass
+  std::vector<const cache::NodeInfo*> rejected_nodes;
+  for (size_t j = 0; j < n; ++j) {
+    const size_t i = (j + n - start) % n;
+    if (i < rejected_.size() && rejected_[i]) {
+      visit.push_back(i);
+      rejected_nodes.push_back(nodes[j].get());
+    }
+  }
+  std::vector<std::vector<Status>> per_node(rejected_nodes.size());
+  fwk.parallelizer().Until(static_cast<int>(rejected_nodes.size()), [&](int k) {
+    fwk.RunAllFilterPlugins(state, pod, *rejected_nodes[k], per_node[k]);
+  });
+
+  RejectionSummary& sum = fe.summary.emplace();
+  sum.considered_nodes = static_cast<int>(n);
+  std::vector<std::pair<size_t, size_t>> closest;  // (reasons, k)
+  for (size_t k = 0; k < rejected_nodes.size(); ++k) {
+    // A node that passes every plugin on its own was rejected for the nominated pods
+    // that the main pass counted on it: its first status says so.
+    if (per_node[k].empty()) per_node[k].push_back(statuses_[visit[k]]);
+    const std::string& node = rejected_nodes[k]->name();
+    for (const Status& s : per_node[k]) {
+      auto p = std::find_if(sum.plugins.begin(), sum.plugins.end(), [&](const auto& e) { return e.plugin == s.plugin(); });
+      if (p == sum.plugins.end()) p = sum.plugins.insert(sum.plugins.end(), {.plugin = s.plugin()});
+      ++p->nodes;
+      std::vector<std::string> reasons = s.reasons();
+      if (reasons.empty()) reasons.push_back("(no reason given)");
+      for (const std::string& r : reasons) {
+        auto e = std::find_if(p->reasons.begin(), p->reasons.end(), [&](const auto& x) { return x.reason == r; });
+        if (e == p->reasons.end()) {
+          if (p->reasons.size() >= RejectionSummary::kMaxReasonsPerPlugin) continue;
+          e = p->reasons.insert(p->reasons.end(), {.reason = r});
+        }
+        ++e->nodes;
+        if (e->sample_nodes.size() < RejectionSummary::kMaxSampleNodes) e->sample_nodes.push_back(node);
+      }
+    }
+    if (per_node[k].size() == 1) closest.emplace_back(per_node[k][0].reasons().size(), k);
+  }
+  auto most_nodes = [](const auto& a, const auto& b) { return a.nodes > b.nodes; };
+  std::stable_sort(sum.plugins.begin(), sum.plugins.end(), most_nodes);
+  for (auto& p : sum.plugins) std::stable_sort(p.reasons.begin(), p.reasons.end(), most_nodes);
+  std::stable_sort(closest.begin(), closest.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t c = 0; c < closest.size() && c < RejectionSummary::kMaxClosestNodes; ++c) {
+    const Status& s = per_node[closest[c].second][0];
+    sum.closest_nodes.push_back({.node = rejected_nodes[closest[c].second]->name(), .plugin = s.plugin(), .reasons = s.reasons()});
+  }
+}
+
+std::vector<NodeScores> SchedulingAlgorithm::TopNodes(std::span<const cache::NodeInfoPtr> nodes,
+                                                      std::span<const int64_t> totals,
+                                                      const ScoreBreakdown& breakdown, const std::string& chosen) {
+  // The chosen node first, then the best of the others (ties: snapshot order).
+  std::vector<size_t> top;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i]->name() == chosen) {
+      top.insert(top.begin(), i);
+      break;
+    }
+  }
+  std::vector<size_t> others;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (top.empty() || i != top[0]) others.push_back(i);
+  }
+  const size_t want = std::min(others.size(), ScheduleResult::kMaxTopNodes - top.size());
+  std::partial_sort(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(want), others.end(),
+                    [&](size_t a, size_t b) { return totals[a] > totals[b] || (totals[a] == totals[b] && a < b); });
+  top.insert(top.end(), others.begin(), others.begin() + static_cast<std::ptrdiff_t>(want));
+
+  std::vector<NodeScores> out;
+  for (size_t i : top) {
+    NodeScores& ns = out.emplace_back(NodeScores{.node = nodes[i]->name(), .total = totals[i]});
+    for (size_t k = 0; k < breakdown.plugins.size(); ++k) ns.plugins.emplace_back(breakdown.plugins[k], breakdown.scores[k][i]);
+  }
+  return out;
 }
 
 const std::string& SchedulingAlgorithm::SelectHost(std::span<const cache::NodeInfoPtr> nodes,

@@ -20,10 +20,52 @@
 
 namespace ksched::framework::runtime {
 
+// One of the best nodes for a scheduled pod, for people (SchedulingAlgorithmOptions::explain).
+struct NodeScores {
+  std::string node;
+  int64_t total = 0;
+  // Each Score plugin's normalised score times its weight, in the profile's order. The
+  // names view the plugins' own (they live as long as the framework).
+  std::vector<std::pair<std::string_view, int64_t>> plugins;
+};
+
 struct ScheduleResult {
   std::string suggested_host;
   int evaluated_nodes = 0;  // feasible + rejected nodes looked at
   int feasible_nodes = 0;
+  // With explain: the chosen node first, then the next best, at most kMaxTopNodes.
+  std::vector<NodeScores> top_nodes;
+  static constexpr size_t kMaxTopNodes = 3;
+};
+
+// Why a pod fits nowhere, for people (SchedulingAlgorithmOptions::explain). Filter stops
+// at a node's first rejection; this runs every Filter plugin on every rejected node, so
+// each plugin counts all the nodes it rejects and the nodes rejected by exactly one
+// plugin (the closest: fix that and the pod fits) can be named.
+struct RejectionSummary {
+  static constexpr size_t kMaxSampleNodes = 5;
+  static constexpr size_t kMaxClosestNodes = 5;
+  static constexpr size_t kMaxReasonsPerPlugin = 8;
+
+  struct Reason {
+    std::string reason;
+    int nodes = 0;
+    std::vector<std::string> sample_nodes;  // in snapshot order
+  };
+  struct PluginRejections {
+    std::string plugin;
+    bool pre_filter = false;  // rejected the pod before any node was looked at
+    int nodes = 0;
+    std::vector<Reason> reasons;  // at most kMaxReasonsPerPlugin, most nodes first
+  };
+  struct ClosestNode {
+    std::string node;
+    std::string plugin;
+    std::vector<std::string> reasons;
+  };
+  std::vector<PluginRejections> plugins;  // most nodes first
+  std::vector<ClosestNode> closest_nodes;  // fewest reasons first
+  int considered_nodes = 0;               // nodes Filter ran on (PreFilter may narrow them)
 };
 
 // The pod fits on no node: why, per node.
@@ -38,6 +80,8 @@ struct FitError {
   PluginSet unschedulable_plugins;
   // Plugins that returned Pending.
   PluginSet pending_plugins;
+  // With explain: every plugin's rejections.
+  std::optional<RejectionSummary> summary;
   // What PostFilter said (preemption's "preemption: 0/3 nodes are available: ..."),
   // appended to the message as upstream's Diagnosis.PostFilterMsg.
   std::string post_filter_message;
@@ -60,6 +104,8 @@ int32_t NumFeasibleNodesToFind(std::optional<int32_t> percentage, int32_t num_al
 struct SchedulingAlgorithmOptions {
   // Seeds the tie-break between equally scored nodes; unset: random.
   std::optional<uint64_t> seed;
+  // Fill FitError::summary and ScheduleResult::top_nodes (the debug endpoints).
+  bool explain = false;
 };
 
 class SchedulingAlgorithm {
@@ -83,7 +129,14 @@ class SchedulingAlgorithm {
   Status FindNodesThatPassFilters(Framework& fwk, const CycleState& state, const api::Pod& pod,
                                   std::span<const cache::NodeInfoPtr> nodes, size_t start, int& rejected);
   FitError MakeFitError(std::span<const cache::NodeInfoPtr> nodes, size_t start, int num_all_nodes) const;
+  // Fills fe.summary from every Filter plugin on the nodes the last pass rejected.
+  void SummarizeRejections(Framework& fwk, const CycleState& state, const api::Pod& pod,
+                           std::span<const cache::NodeInfoPtr> nodes, size_t start, FitError& fe) const;
+  // The chosen node and the next best by total score, with each plugin's part.
+  static std::vector<NodeScores> TopNodes(std::span<const cache::NodeInfoPtr> nodes, std::span<const int64_t> totals,
+                                          const ScoreBreakdown& breakdown, const std::string& chosen);
 
+  bool explain_ = false;
   std::mt19937_64 rng_;
   size_t next_start_node_index_ = 0;
   // Per-cycle buffers, kept to avoid reallocating them for every pod.

@@ -358,5 +358,124 @@ TEST(SchedulePod, NominatedNodeTriedFirst) {
   EXPECT_EQ(score->calls.load(), 0);
 }
 
+// ---- explain: the summary behind /debug/pods ----
+
+TEST(Explain, SummaryCountsEveryPluginsRejectionsAndNamesTheClosestNodes) {
+  Harness h(4);
+  h.algo = SchedulingAlgorithm(SchedulingAlgorithmOptions{.seed = 42, .explain = true});
+  // node-0: taint only (closest); node-1: taint and cpu; node-2, node-3: cpu and memory.
+  Register(h.registry, std::make_unique<FakeFilter>("Taints", std::set<std::string>{"node-0", "node-1"},
+                                                    Rejection("node(s) had untolerated taint {k: v}")));
+  Register(h.registry, std::make_unique<FuncFilter>("Fit", [](const cache::NodeInfo& n) {
+             if (n.name() == "node-0") return Status();
+             if (n.name() == "node-1") return Rejection("Insufficient cpu");
+             return Status(Code::kUnschedulable, std::vector<std::string>{"Insufficient cpu", "Insufficient memory"});
+           }));
+  Enable(h.profile.plugins.filter, {"Taints", "Fit"});
+  h.Build();
+  ScheduleOutcome out = h.Schedule(*MakePod("p"));
+  ASSERT_TRUE(std::holds_alternative<FitError>(out));
+  const FitError& fe = std::get<FitError>(out);
+  // The condition's message still counts only each node's first rejection.
+  EXPECT_EQ(fe.Message(),
+            "0/4 nodes are available: 2 Insufficient cpu, 2 Insufficient memory, 2 node(s) had untolerated taint "
+            "{k: v}.");
+  ASSERT_TRUE(fe.summary.has_value());
+  const RejectionSummary& s = *fe.summary;
+  EXPECT_EQ(s.considered_nodes, 4);
+  ASSERT_EQ(s.plugins.size(), 2u);
+  EXPECT_EQ(s.plugins[0].plugin, "Fit");  // most nodes first: Fit rejects 3, Taints 2
+  EXPECT_EQ(s.plugins[0].nodes, 3);
+  ASSERT_EQ(s.plugins[0].reasons.size(), 2u);
+  EXPECT_EQ(s.plugins[0].reasons[0].reason, "Insufficient cpu");
+  EXPECT_EQ(s.plugins[0].reasons[0].nodes, 3);
+  EXPECT_THAT(s.plugins[0].reasons[0].sample_nodes, ElementsAre("node-1", "node-2", "node-3"));
+  EXPECT_EQ(s.plugins[0].reasons[1].nodes, 2);
+  EXPECT_EQ(s.plugins[1].plugin, "Taints");
+  EXPECT_EQ(s.plugins[1].nodes, 2);
+  EXPECT_FALSE(s.plugins[1].pre_filter);
+  // Rejected by one plugin only: node-0 (one reason) before node-2 and node-3 (two).
+  ASSERT_EQ(s.closest_nodes.size(), 3u);
+  EXPECT_EQ(s.closest_nodes[0].node, "node-0");
+  EXPECT_EQ(s.closest_nodes[0].plugin, "Taints");
+  EXPECT_EQ(s.closest_nodes[1].node, "node-2");
+  EXPECT_THAT(s.closest_nodes[1].reasons, ElementsAre("Insufficient cpu", "Insufficient memory"));
+}
+
+TEST(Explain, SamplesAreInSnapshotOrderWhereverThePassStarted) {
+  Harness h(200);
+  h.algo = SchedulingAlgorithm(SchedulingAlgorithmOptions{.seed = 42, .explain = true});
+  bool reject_all = false;
+  Register(h.registry, std::make_unique<FuncFilter>("Fit", [&reject_all](const cache::NodeInfo&) {
+             return reject_all ? Rejection("Insufficient cpu") : Status();
+           }));
+  Enable(h.profile.plugins.filter, {"Fit"});
+  h.Build(FrameworkOptions{.parallelism = 1});
+  // A pod that fits stops after 100 feasible nodes: the next pass starts at node-100.
+  ASSERT_TRUE(std::holds_alternative<ScheduleResult>(h.Schedule(*MakePod("first"))));
+  ASSERT_EQ(h.algo.next_start_node_index(), 100u);
+  reject_all = true;
+  ScheduleOutcome out = h.Schedule(*MakePod("big"));
+  ASSERT_TRUE(std::holds_alternative<FitError>(out));
+  const RejectionSummary& s = *std::get<FitError>(out).summary;
+  EXPECT_EQ(s.plugins[0].nodes, 200);
+  // Pods with the same verdict name the same nodes, wherever their pass started.
+  EXPECT_THAT(s.plugins[0].reasons[0].sample_nodes, ElementsAre("node-0", "node-1", "node-2", "node-3", "node-4"));
+}
+
+TEST(Explain, PreFilterRejectionIsSummarisedWithoutNodes) {
+  Harness h(3);
+  h.algo = SchedulingAlgorithm(SchedulingAlgorithmOptions{.seed = 42, .explain = true});
+  Register(h.registry, std::make_unique<FakePreFilter>("PF", Status(Code::kUnschedulableAndUnresolvable, "no claim")));
+  Enable(h.profile.plugins.pre_filter, {"PF"});
+  h.Build();
+  ScheduleOutcome out = h.Schedule(*MakePod("p"));
+  const FitError& fe = std::get<FitError>(out);
+  ASSERT_TRUE(fe.summary.has_value());
+  ASSERT_EQ(fe.summary->plugins.size(), 1u);
+  EXPECT_TRUE(fe.summary->plugins[0].pre_filter);
+  EXPECT_EQ(fe.summary->plugins[0].nodes, 3);
+  EXPECT_EQ(fe.summary->plugins[0].reasons[0].reason, "no claim");
+  EXPECT_TRUE(fe.summary->plugins[0].reasons[0].sample_nodes.empty());
+}
+
+TEST(Explain, ScheduledPodGetsTheTopNodesWithEachPluginsWeightedScore) {
+  Harness h(6);
+  h.algo = SchedulingAlgorithm(SchedulingAlgorithmOptions{.seed = 42, .explain = true});
+  Register(h.registry, std::make_unique<FakeScore>("Idx", [](const cache::NodeInfo& n, int64_t& s) {
+             s = NodeIndex(n) * 10;
+             return Status();
+           }));
+  Register(h.registry, std::make_unique<FakeScore>("Flat", [](const cache::NodeInfo&, int64_t& s) {
+             s = 7;
+             return Status();
+           }));
+  h.profile.plugins.score.enabled = {{"Idx", 2}, {"Flat", 1}};
+  h.Build();
+  ScheduleOutcome out = h.Schedule(*MakePod("p"));
+  ASSERT_TRUE(std::holds_alternative<ScheduleResult>(out));
+  const ScheduleResult& r = std::get<ScheduleResult>(out);
+  EXPECT_EQ(r.suggested_host, "node-5");
+  ASSERT_EQ(r.top_nodes.size(), 3u);
+  EXPECT_EQ(r.top_nodes[0].node, "node-5");
+  EXPECT_EQ(r.top_nodes[0].total, 107);
+  EXPECT_EQ(r.top_nodes[1].node, "node-4");
+  EXPECT_EQ(r.top_nodes[2].node, "node-3");
+  ASSERT_EQ(r.top_nodes[0].plugins.size(), 2u);
+  EXPECT_EQ(r.top_nodes[0].plugins[0].first, "Idx");
+  EXPECT_EQ(r.top_nodes[0].plugins[0].second, 100);
+  EXPECT_EQ(r.top_nodes[0].plugins[1].second, 7);
+}
+
+TEST(Explain, OffByDefault) {
+  Harness h(3);
+  Register(h.registry, std::make_unique<FakeFilter>("F", std::set<std::string>{"node-0", "node-1", "node-2"},
+                                                    Rejection("no")));
+  Enable(h.profile.plugins.filter, {"F"});
+  h.Build();
+  ScheduleOutcome out = h.Schedule(*MakePod("p"));
+  EXPECT_FALSE(std::get<FitError>(out).summary.has_value());
+}
+
 }  // namespace
 }  // namespace ksched::framework::runtime
