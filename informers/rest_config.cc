@@ -17,25 +17,6 @@ namespace {
 constexpr auto kTokenRereadInterval = std::chrono::minutes(1);
 constexpr size_t kMaxFileBytes = 16 << 20;
 
-StatusOr<std::string> ReadFile(const std::string& path, std::string_view what) {
-  std::error_code ec;
-  auto size = std::filesystem::file_size(path, ec);
-  if (ec) return InvalidArgument(std::string(what) + ": cannot read " + path + ": " + ec.message());
-  if (size > kMaxFileBytes) return InvalidArgument(std::string(what) + ": " + path + " is too large");
-  // Read at most one byte past the limit: files that report size 0 (/proc, pipes) must
-  // not be read without bound either.
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgument(std::string(what) + ": cannot read " + path);
-  std::string out;
-  char buf[65536];
-  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
-    out.append(buf, static_cast<size_t>(in.gcount()));
-    if (out.size() > kMaxFileBytes) return InvalidArgument(std::string(what) + ": " + path + " is too large");
-  }
-  if (in.bad()) return InvalidArgument(std::string(what) + ": cannot read " + path);
-  return out;
-}
-
 std::string Resolve(const std::filesystem::path& base, const std::string& p) {
   if (p.empty() || std::filesystem::path(p).is_absolute()) return p;
   return (base / p).string();
@@ -79,6 +60,33 @@ Status LoadPem(const YAML::Node& n, const std::string& field, const std::filesys
 }
 
 }  // namespace
+
+StatusOr<std::string> ReadFile(const std::string& path, std::string_view what) {
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec) return InvalidArgument(std::string(what) + ": cannot read " + path + ": " + ec.message());
+  if (size > kMaxFileBytes) return InvalidArgument(std::string(what) + ": " + path + " is too large");
+  // Read at most one byte past the limit: files that report size 0 (/proc, pipes) must
+  // not be read without bound either.
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidArgument(std::string(what) + ": cannot read " + path);
+  std::string out;
+  char buf[65536];
+  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
+    out.append(buf, static_cast<size_t>(in.gcount()));
+    if (out.size() > kMaxFileBytes) return InvalidArgument(std::string(what) + ": " + path + " is too large");
+  }
+  if (in.bad()) return InvalidArgument(std::string(what) + ": cannot read " + path);
+  return out;
+}
+
+StatusOr<std::string> ReadTokenFile(const std::string& path, std::string_view what) {
+  auto t = ReadFile(path, what);
+  if (!t.ok()) return t;
+  std::string tok = std::move(*t);
+  while (!tok.empty() && std::isspace(static_cast<unsigned char>(tok.back()))) tok.pop_back();
+  return tok;
+}
 
 std::string DefaultUserAgent() { return "ksched/0.1.0 (linux/amd64)"; }
 
@@ -180,11 +188,9 @@ std::string TokenSource::Token() {
   MutexLock lock(mu_);
   auto now = clock_.Now();
   if (!valid_ || now - read_at_ >= kTokenRereadInterval) {
-    auto t = ReadFile(file_, "token file");
+    auto t = ReadTokenFile(file_, "token file");
     if (t.ok()) {
-      std::string tok = std::move(*t);
-      while (!tok.empty() && std::isspace(static_cast<unsigned char>(tok.back()))) tok.pop_back();
-      cached_ = std::move(tok);
+      cached_ = std::move(*t);
       read_at_ = now;
       valid_ = true;
     }

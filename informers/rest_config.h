@@ -55,6 +55,12 @@ std::string JoinHostPort(const std::string& scheme, const std::string& host, con
 
 std::string DefaultUserAgent();
 
+// Reads a small file (at most 16 MiB; a larger one is an error). Errors start with `what`
+// and name the path.
+StatusOr<std::string> ReadFile(const std::string& path, std::string_view what);
+// ReadFile for a bearer token file, without the trailing newline or spaces it usually has.
+StatusOr<std::string> ReadTokenFile(const std::string& path, std::string_view what);
+
 // Standard base64 with padding (for a Basic authorization header).
 std::string Base64Encode(std::string_view in);
 // Decodes standard base64 as Go's base64.StdEncoding (what client-go uses for the

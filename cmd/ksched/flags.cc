@@ -205,7 +205,12 @@ void ApplyFlagOverrides(const Flags& f, config::KubeSchedulerConfiguration& cfg)
 }
 
 std::string Usage() {
-  std::string u = "Usage:\n  ksched [flags]\n\nFlags:\n";
+  std::string u =
+      "Usage:\n"
+      "  ksched [flags]\n"
+      "  ksched explain [NAMESPACE/NAME] --server ... : why a pod is pending or where it went; see --help\n"
+      "\n"
+      "Flags:\n";
   for (const auto& [name, def] : Defs()) {
     std::string left = (name == "v" ? "  -v, --v" : name == "help" ? "  -h, --help" : "      --" + name);
     if (!def.is_bool) left += name == "v" ? " int" : " string";

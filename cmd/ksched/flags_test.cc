@@ -64,6 +64,7 @@ TEST(FlagsTest, UsageListsEveryFlag) {
                            "--version", "-h, --help", "--secure-port", "--bind-address", "--cert-dir",
                            "--tls-cert-file", "--tls-private-key-file", "--authorization-always-allow-paths"})
     EXPECT_NE(u.find(name), std::string::npos) << name;
+  EXPECT_NE(u.find("ksched explain [NAMESPACE/NAME]"), std::string::npos) << u;
 }
 
 }  // namespace

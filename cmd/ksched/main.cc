@@ -11,7 +11,9 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <string_view>
 
+#include "cmd/ksched/explain.h"
 #include "cmd/ksched/flags.h"
 #include "config/encode.h"
 #include "config/defaults.h"
@@ -335,6 +337,9 @@ int Run(const cmd::Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A subcommand of its own: a client of a running ksched, with flags of its own.
+  if (argc > 1 && std::string_view(argv[1]) == "explain")
+    return ksched::cmd::RunExplain(argc - 1, argv + 1, stdout, stderr);
   ksched::cmd::Flags flags;
   std::string err;
   if (!ksched::cmd::ParseFlags(argc, argv, &flags, &err)) {
