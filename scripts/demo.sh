@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make demo: a local control plane (etcd + kube-apiserver 1.20.2), ksched running as the
 # least-privileged "ksched" user, sample nodes and pods that exercise the default
-# plugins, a table of where each pod went (or why not), then a node that lets the
-# unschedulable pod in, live. Everything is torn down at the end (also on Ctrl-C).
+# plugins, a table of where each pod went (or why not), `ksched explain` on the pod that
+# fits nowhere, then a node that lets it in, live, and explain again. Everything is torn down at the end (also on Ctrl-C).
 set -euo pipefail
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -87,6 +87,18 @@ pod too-big 12
 sleep 3
 table
 
+PORT=${KSCHED_PORT:-10259}
+printf 'admintoken\n' > "$DIR/explain-token"
+explain() { # [NAMESPACE/NAME]
+  "$BUILD/cmd/ksched/ksched" explain --server "https://127.0.0.1:$PORT" --insecure-skip-tls-verify \
+    --token-file "$DIR/explain-token" "$@"
+}
+echo
+echo "== ksched explain: every pending pod, then why too-big fits nowhere"
+explain
+echo
+explain default/too-big
+
 echo
 echo "== adding node huge-a (16 cpu): too-big should be scheduled within a couple of seconds"
 node huge-a 16 64Gi zone-a
@@ -95,13 +107,15 @@ for _ in $(seq 1 20); do
   sleep 0.25
 done
 table
+echo
+echo "== ksched explain default/too-big, now that it is scheduled"
+explain default/too-big
 
 echo
 echo "== events"
 api GET /apis/events.k8s.io/v1/namespaces/default/events |
   jq -r '.items[] | "\(.type)\t\(.reason)\t\(.regarding.name)\t\(.note)"' | sort -k3,3 -s | head -20
 echo
-PORT=${KSCHED_PORT:-10259}
 echo "== https://127.0.0.1:$PORT/healthz (anonymous): $(curl -sk "https://127.0.0.1:$PORT/healthz")"
 echo "== /metrics without a token: HTTP $(curl -sk -o /dev/null -w '%{http_code}' "https://127.0.0.1:$PORT/metrics")"
 echo "== /metrics with an authorized token (TokenReview + SubjectAccessReview), scheduler_* samples:"

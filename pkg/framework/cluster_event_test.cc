@@ -48,5 +48,14 @@ TEST(ClusterEventTest, WildCard) {
   EXPECT_EQ(ResourceName(EventResource::kStorageClass), "storage.k8s.io/StorageClass");
 }
 
+TEST(ClusterEventTest, RegistrationNameForPeople) {
+  EXPECT_EQ(RegistrationName({EventResource::kNode, kAdd | kUpdateNodeAllocatable, ""}), "Node/Add|UpdateNodeAllocatable");
+  EXPECT_EQ(RegistrationName({EventResource::kPod, kDelete, ""}), "Pod/Delete");
+  EXPECT_EQ(RegistrationName({EventResource::kPod, kAdd | kUpdate, ""}), "Pod/Add|Update");
+  EXPECT_EQ(RegistrationName({EventResource::kNode, kAll, ""}), "Node/All");
+  EXPECT_EQ(RegistrationName({EventResource::kStorageClass, kAdd, ""}), "storage.k8s.io/StorageClass/Add");
+  EXPECT_EQ(RegistrationName(kWildCardEvent), "*");
+}
+
 }  // namespace
 }  // namespace ksched::framework

@@ -54,6 +54,42 @@ class PriorityQueueTest : public ::testing::Test {
   std::unique_ptr<PriorityQueue> q_;
 };
 
+// What /debug/pods shows: every pending pod where it is, in-flight ones as "scheduling".
+TEST_F(PriorityQueueTest, QueuedPodsSaysWhereEachPodIs) {
+  Make(/*hints=*/true);
+  AddPopFail("parked", {"Fit"});
+  ASSERT_TRUE(q_->Add(MakePod("waiting")).ok());
+  ASSERT_TRUE(q_->Add(MakePod("popped", 100)).ok());
+  QueuedPodInfoPtr popped = PopName("popped");
+  clock_.Advance(std::chrono::seconds(3));
+
+  std::map<std::string, QueuedPodState> by_name;
+  for (QueuedPodState& st : q_->QueuedPods()) by_name[st.pod->metadata.name] = st;
+  ASSERT_EQ(by_name.size(), 3u);
+  EXPECT_EQ(by_name["parked"].queue, "unschedulablePods");
+  EXPECT_EQ(by_name["parked"].attempts, 1);
+  EXPECT_EQ(by_name["waiting"].queue, "activeQ");
+  EXPECT_EQ(by_name["popped"].queue, "scheduling");
+  EXPECT_EQ(by_name["popped"].since, clock_.Now() - std::chrono::seconds(3));
+
+  auto one = q_->QueuedPod("default/parked");
+  ASSERT_TRUE(one.has_value());
+  EXPECT_EQ(one->queue, "unschedulablePods");
+  EXPECT_FALSE(one->backoff_until.has_value());
+  EXPECT_EQ(q_->QueuedPod("default/popped")->queue, "scheduling");
+  EXPECT_FALSE(q_->QueuedPod("default/nope").has_value());
+
+  // Back from its attempt into backoffQ: listed once, with the backoff's end.
+  int64_t cycle = q_->SchedulingCycle();
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(popped), cycle).ok());  // no plugin: an error
+  auto back = q_->QueuedPod("default/popped");
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->queue, "backoffQ");
+  ASSERT_TRUE(back->backoff_until.has_value());
+  EXPECT_EQ(*back->backoff_until, clock_.Now() + std::chrono::seconds(1));
+  EXPECT_EQ(q_->QueuedPods().size(), 3u);
+}
+
 // activeQ is a heap ordered by the QueueSort plugin (upstream scheduling_queue.go,
 // NewPriorityQueue; PrioritySort's Less): higher priority first, then earlier timestamp.
 TEST_F(PriorityQueueTest, PopOrderIsPriorityThenTimestamp) {

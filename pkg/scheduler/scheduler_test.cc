@@ -362,6 +362,65 @@ TEST_F(SchedulerTest, FitErrorParksThePodUntilANodeThatFitsArrives) {
   EXPECT_TRUE(Contains(binds[0].body, R"("name":"large")")) << binds[0].body;
 }
 
+// ---- the decision log (/debug/pods) ----
+
+// A pod that fits nowhere: its verdict is kept while it waits; once scheduled, the log
+// says where and why instead.
+TEST_F(SchedulerTest, DecisionLogKeepsTheVerdictThenThePlacement) {
+  Start();
+  AddNode(Node("small", "1"));
+  AddNode(Node("medium", "1500m"));
+  auto big = Pod("big", "uid-big", "2");
+  AddPod(big);
+  ScheduleOne();
+  ASSERT_NE(sched_->decisions(), nullptr);
+  auto pending = sched_->decisions()->PodJson("default", "big");
+  ASSERT_TRUE(pending.has_value());
+  EXPECT_TRUE(Contains(*pending, R"("status":"Pending")")) << *pending;
+  EXPECT_TRUE(Contains(*pending, R"("queue":{"name":"unschedulablePods")")) << *pending;
+  EXPECT_TRUE(Contains(*pending, R"("plugin":"NodeResourcesFit","stage":"Filter","nodes":2)")) << *pending;
+  EXPECT_TRUE(Contains(*pending, R"("rejectedBy":["NodeResourcesFit"])")) << *pending;
+  EXPECT_TRUE(Contains(*pending, R"("event":"Node/Add|UpdateNodeAllocatable")")) << *pending;
+
+  AddNode(Node("large", "4"));
+  AdvanceAndFlush(1s);
+  ScheduleOne();
+  ASSERT_EQ(Binds().size(), 1u);
+  auto placed = sched_->decisions()->PodJson("default", "big");
+  ASSERT_TRUE(placed.has_value());
+  EXPECT_TRUE(Contains(*placed, R"("status":"Scheduled")")) << *placed;
+  EXPECT_TRUE(Contains(*placed, R"("node":"large")")) << *placed;
+  EXPECT_TRUE(Contains(*placed, R"("attempts":2)")) << *placed;
+  EXPECT_EQ(sched_->decisions()->PendingRecords(), 0u);
+}
+
+// Three attempts with the same verdict over more than --stuck-after: one SchedulingStuck
+// event, however often the stuck check runs.
+TEST_F(SchedulerTest, StuckPodGetsOneSchedulingStuckEvent) {
+  Start();
+  AddNode(Node("small", "1"));
+  auto big = Pod("big", "uid-big", "2");
+  AddPod(big);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (attempt > 0) {
+      clock_.Advance(6min);
+      pq().FlushUnschedulablePodsLeftover();  // the retry after podMaxInUnschedulablePodsDuration
+      AdvanceAndFlush(10s);
+    }
+    ScheduleOne();
+    EXPECT_EQ(Where(big), SubQueue::kUnschedulable);
+  }
+  sched_->ReportStuckPods();
+  sched_->ReportStuckPods();
+  auto events = Events("SchedulingStuck", "big");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_TRUE(Contains(events[0], R"("type":"Warning")")) << events[0];
+  EXPECT_TRUE(Contains(events[0], "with the same verdict in its last 3 attempts: 0/1 nodes are available: 1 "
+                                  "Insufficient cpu."))
+      << events[0];
+  EXPECT_EQ(sched_->decisions()->StuckCounts()["default-scheduler"], 1u);
+}
+
 // A rejection at Reserve or Permit (in the scheduling cycle): Unreserve runs, the assumed
 // pod is forgotten, nothing is bound, and the pod waits for the rejecting plugin's events.
 TEST_F(SchedulerTest, ReserveRejectionUnreservesForgetsAndParks) {

@@ -310,5 +310,24 @@ TEST(HandlerTest, AlwaysAllowPathsMatchExactlyOrByPrefix) {
   EXPECT_EQ(HandleRequest(options, "POST", "/healthz", "").status, 405);
 }
 
+TEST(HandlerTest, EndpointsServeTheirPrefixBehindAuthorization) {
+  ServerOptions options;
+  std::vector<std::string> seen;
+  options.endpoints.push_back({.prefix = "/debug/pods", .handler = [&](const std::string& path) {
+                                 seen.push_back(path);
+                                 return HandlerResponse{200, "{}", "application/json"};
+                               }});
+  options.always_allow_paths = {"/debug/pods", "/debug/pods/*", "/debug/podsx"};
+  EXPECT_EQ(HandleRequest(options, "GET", "/debug/pods", "").status, 200);
+  EXPECT_EQ(HandleRequest(options, "GET", "/debug/pods/ns/name", "").content_type, "application/json");
+  EXPECT_EQ(HandleRequest(options, "GET", "/debug/podsx", "").status, 404) << "a prefix, not a string prefix";
+  EXPECT_EQ(seen, (std::vector<std::string>{"/debug/pods", "/debug/pods/ns/name"}));
+  // Not always allowed: the token check comes first.
+  options.always_allow_paths.clear();
+  EXPECT_EQ(HandleRequest(options, "GET", "/debug/pods", "").status, 401);
+  EXPECT_EQ(HandleRequest(options, "GET", "/debug/pods", "Bearer x").status, 403);
+  EXPECT_EQ(seen.size(), 2u);
+}
+
 }  // namespace
 }  // namespace ksched::server

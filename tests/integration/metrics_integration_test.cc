@@ -2,7 +2,9 @@
 // least-privileged "ksched" credentials (rbac.yaml applied), two nodes and a known
 // workload (5 pods that fit, 1 that fits nowhere), /metrics must refuse anonymous and
 // unauthorized callers, and for the admin token report upstream's names, labels, buckets
-// and the values this workload implies. /configz and /healthz are checked on the way.
+// and the values this workload implies. /configz and /healthz are checked on the way;
+// then /debug/pods and `ksched explain` on the pod that fits nowhere, before and after a
+// node it fits on joins.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -22,6 +24,7 @@
 #include "informers/rest_config.h"
 #include "pkg/api/json.h"
 #include "tests/e2e/control_plane.h"
+#include "tests/e2e/process_util.h"
 #include "tests/fakes/event_log.h"
 #include "tests/fakes/objects.h"
 #include "tests/integration/manifests.h"
@@ -33,22 +36,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using informers::Verb;
-
-// A port the kernel just handed out on loopback (closed again, so a small race remains).
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(fd);
-    return 0;
-  }
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 // A child process with its output in a log file; always stopped (SIGTERM, then SIGKILL)
 // when it goes out of scope, so a failed assertion never leaves it running. The log is
@@ -271,6 +258,7 @@ TEST(MetricsIntegrationTest, ScrapeAfterKnownWorkload) {
       Eq(R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",profile="ksched",status="Success"})", 5),
       Eq(R"(scheduler_framework_extension_point_duration_seconds_bucket{extension_point="Bind",profile="ksched",status="Success",le="+Inf"})", 5),
       Ge(R"(scheduler_queue_incoming_pods_total{event="PodAdd",queue="active"})", 6),
+      Eq(R"(ksched_stuck_pods{profile="ksched"})", 0),
   };
   // Upstream's buckets for the attempt duration: ExponentialBuckets(0.001, 2, 15).
   for (const char* le : {"0.001", "0.002", "0.004", "0.008", "0.016", "0.032", "0.064", "0.128", "0.256", "0.512",
@@ -309,6 +297,89 @@ TEST(MetricsIntegrationTest, ScrapeAfterKnownWorkload) {
   bool leader_elect = true;
   ASSERT_EQ(cc["leaderElection"]["leaderElect"].get(leader_elect), simdjson::SUCCESS) << configz->body;
   EXPECT_FALSE(leader_elect);  // --leader-elect=false is reflected
+
+  // /debug/pods: the same authorization as /metrics.
+  denied = anonymous->Do({.path = "/debug/pods", .max_retries = 0});
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.status().code(), StatusCode::kUnauthenticated) << denied.status().ToString();
+  denied = unprivileged->Do({.path = "/debug/pods/metrics/fits-nowhere", .max_retries = 0});
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.status().code(), StatusCode::kPermissionDenied) << denied.status().ToString();
+
+  auto list = authorized->Do({.path = "/debug/pods", .max_retries = 0});
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  simdjson::dom::parser dom;
+  simdjson::dom::element pods;
+  ASSERT_EQ(dom.parse(list->body).get(pods), simdjson::SUCCESS) << list->body;
+  ASSERT_EQ(simdjson::dom::array(pods["pods"]).size(), 1u) << list->body;
+  EXPECT_EQ(std::string_view(pods["pods"].at(0)["name"]), "fits-nowhere");
+  EXPECT_EQ(std::string_view(pods["pods"].at(0)["queue"]), "unschedulablePods");
+  // Upstream's message, double full stop included (its FitError appends "." after the
+  // PostFilter message, which ends with one).
+  EXPECT_EQ(std::string_view(pods["pods"].at(0)["reason"]),
+            "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption "
+            "victims found for incoming pod..");
+
+  auto one = authorized->Do({.path = "/debug/pods/metrics/fits-nowhere", .max_retries = 0});
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  simdjson::dom::element pod;
+  ASSERT_EQ(dom.parse(one->body).get(pod), simdjson::SUCCESS) << one->body;
+  EXPECT_EQ(std::string_view(pod["status"]), "Pending");
+  auto fit = pod["lastFailure"]["plugins"].at(0);
+  EXPECT_EQ(std::string_view(fit["plugin"]), "NodeResourcesFit") << one->body;
+  EXPECT_EQ(int64_t(fit["nodes"]), 2);
+  EXPECT_EQ(std::string_view(fit["reasons"].at(0)["reason"]), "Insufficient cpu");
+  EXPECT_EQ(simdjson::dom::array(fit["reasons"].at(0)["sampleNodes"]).size(), 2u);
+  EXPECT_EQ(simdjson::dom::array(pod["lastFailure"]["closestNodes"]).size(), 2u) << one->body;
+  EXPECT_GE(simdjson::dom::array(pod["wakeUpEvents"]).size(), 1u) << one->body;
+
+  auto scheduled = authorized->Do({.path = "/debug/pods/metrics/fits-0", .max_retries = 0});
+  ASSERT_TRUE(scheduled.ok()) << scheduled.status().ToString();
+  ASSERT_EQ(dom.parse(scheduled->body).get(pod), simdjson::SUCCESS) << scheduled->body;
+  EXPECT_EQ(std::string_view(pod["status"]), "Scheduled");
+  EXPECT_EQ(int64_t(pod["scheduled"]["feasibleNodes"]), 2);
+  EXPECT_EQ(simdjson::dom::array(pod["scheduled"]["topNodes"]).size(), 2u) << scheduled->body;
+
+  auto unknown = authorized->Do({.path = "/debug/pods/metrics/no-such-pod", .max_retries = 0});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound) << unknown.status().ToString();
+
+  // `ksched explain`, as an operator runs it: a token file and the self-signed cert.
+  const std::string token_file = cp.dir() + "/explain-token";
+  std::ofstream(token_file) << "admintoken\n";
+  const std::string explain = std::string(KSCHED_BINARY) + " explain --server https://127.0.0.1:" +
+                              std::to_string(port) + " --insecure-skip-tls-verify --token-file " + token_file;
+  auto text_out = RunCommand(explain + " metrics/fits-nowhere 2>&1");
+  ASSERT_TRUE(text_out.ok()) << text_out.status().ToString();
+  EXPECT_NE(text_out->find("NodeResourcesFit"), std::string::npos) << *text_out;
+  EXPECT_NE(text_out->find("Insufficient cpu"), std::string::npos) << *text_out;
+  EXPECT_NE(text_out->find("metrics-node-a"), std::string::npos) << *text_out;
+  auto list_out = RunCommand(explain + " 2>&1");
+  ASSERT_TRUE(list_out.ok()) << list_out.status().ToString();
+  EXPECT_NE(list_out->find("metrics/fits-nowhere"), std::string::npos) << *list_out;
+  auto json_out = RunCommand(explain + " -o json metrics/fits-0");
+  ASSERT_TRUE(json_out.ok()) << json_out.status().ToString();
+  EXPECT_NE(json_out->find(R"("status":"Scheduled")"), std::string::npos) << *json_out;
+  // Refused for a token RBAC does not allow: exit 1 and the reason.
+  auto forbidden = RunCommand(std::string(KSCHED_BINARY) + " explain --server https://127.0.0.1:" +
+                              std::to_string(port) + " --insecure-skip-tls-verify --token kschedtoken " +
+                              "metrics/fits-nowhere 2>&1");
+  ASSERT_FALSE(forbidden.ok());
+  EXPECT_NE(forbidden.status().message().find("status 1"), std::string::npos) << forbidden.status().ToString();
+
+  // A node it fits on joins: the pod is scheduled there and explain says why.
+  Post(*admin, "/api/v1/nodes",
+       api::EncodeNode(ksched::testing::TestNode("metrics-node-big", *api::Quantity::Parse("128"),
+                                                 *api::Quantity::Parse("16Gi"))));
+  std::string after;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto r = RunCommand(explain + " metrics/fits-nowhere 2>&1");
+        after = r.ok() ? *r : r.status().ToString();
+        return after.find("Scheduled to metrics-node-big") != std::string::npos;
+      },
+      20s, 200ms))
+      << after;
 
   // A graceful stop exits 0.
   int status = ksched.Stop();
