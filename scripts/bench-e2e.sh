@@ -5,7 +5,8 @@
 # Runs ksched (unless KSCHED=0) and kube-scheduler 1.20.2 (unless UPSTREAM=0) built from
 # the same Debian source package, each on a fresh control plane with the same qps/burst,
 # and prints the ratios. WORKLOAD picks what is created (bench/e2e/workloads.cc holds the
-# table of node/pod counts; NODES and PODS override them), QPS the client rate:
+# table of node/pod counts; NODES and PODS override them), QPS the client rate,
+# KSCHED_FLAGS extra ksched flags (e.g. --explain-records=0 for an A/B of the decision log):
 #   basic (default)     1,000 nodes, 3,000 pods (100m / 500Mi)
 #   anti-affinity       1,000 nodes, 1,000 pods with required podAntiAffinity on hostname
 #   spread              1,000 nodes in 10 zones, 2,000 pods spread on zone and hostname
@@ -81,8 +82,9 @@ for w in "${WORKLOADS[@]}"; do
   k_out="/tmp/ksched-bench$tag-ksched.out"; u_out="$DIR$tag.kube-scheduler.out"
   if [ "${KSCHED:-1}" != 0 ]; then
     k_ok=true
+    # shellcheck disable=SC2086  # KSCHED_FLAGS is a list of flags
     run "$w" ksched ksched "$BUILD/cmd/ksched/ksched" --config "$DIR.ksched-config.yaml" \
-      --kubeconfig "$DIR/kubeconfig" || { k_ok=false; failed+=("$w: ksched run failed (see above)"); }
+      --kubeconfig "$DIR/kubeconfig" ${KSCHED_FLAGS:-} || { k_ok=false; failed+=("$w: ksched run failed (see above)"); }
     cp "$DIR$tag.ksched.out" "$k_out"
     v=$(field '^violations: \([0-9]*\)$' "$k_out")
     [ "${v:-0}" = 0 ] || failed+=("$w: ksched's placement has $v violation(s)")

@@ -227,8 +227,7 @@ void DecisionLog::RecordFailure(const Failure& f) {
   }
 }
 
-void DecisionLog::RecordPlacement(const Placement& pl) {
-  MutexLock lock(mu_);
+void DecisionLog::RecordPlacement(Placement pl) {
   const api::Pod& pod = *pl.pod;
   Placed placed{.key = pod.Key(),
                 .uid = pod.metadata.uid,
@@ -236,11 +235,12 @@ void DecisionLog::RecordPlacement(const Placement& pl) {
                 .attempts = pl.attempts,
                 .first_attempt = pl.time,
                 .time = pl.time,
-                .node = pl.node,
+                .node = std::move(pl.node),
                 .nodes = pl.nodes,
                 .feasible_nodes = pl.feasible_nodes,
-                .evaluated_nodes = pl.evaluated_nodes};
-  if (pl.top_nodes != nullptr) placed.top_nodes = *pl.top_nodes;
+                .evaluated_nodes = pl.evaluated_nodes,
+                .top_nodes = std::move(pl.top_nodes)};
+  MutexLock lock(mu_);
   if (auto it = pending_.find(UidKey(pod.metadata.uid)); it != pending_.end()) {
     placed.first_attempt = it->second.first_attempt;
     pending_.erase(it);

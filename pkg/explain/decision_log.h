@@ -81,7 +81,7 @@ struct Placement {
   int nodes = 0;  // in the snapshot
   int feasible_nodes = 0;
   int evaluated_nodes = 0;
-  const std::vector<framework::runtime::NodeScores>* top_nodes = nullptr;
+  std::vector<framework::runtime::NodeScores> top_nodes;
 };
 
 // A pod found stuck for the first time (Sweep).
@@ -97,7 +97,7 @@ class DecisionLog {
   ~DecisionLog();
 
   void RecordFailure(const Failure& failure) EXCLUDES(mu_);
-  void RecordPlacement(const Placement& placement) EXCLUDES(mu_);
+  void RecordPlacement(Placement placement) EXCLUDES(mu_);
 
   // Pods that are stuck and were not reported before (each pod once while it stays
   // pending); drops the records of pods that are no longer pending.

@@ -68,6 +68,13 @@ class DecisionLogTest : public ::testing::Test {
                    .summary = &s};
   }
 
+  // A pod of the "ksched" profile, queued in `where` from now on.
+  api::PodPtr Queued(const std::string& name, const std::string& uid, std::string_view where) {
+    auto pod = PodBuilder(name).Namespace("default").UID(uid).SchedulerName("ksched").Obj();
+    queue_.Put(pod, where, clock_.Now());
+    return pod;
+  }
+
   static simdjson::dom::element Parse(simdjson::dom::parser& parser, const std::string& json) {
     auto doc = parser.parse(json);
     EXPECT_EQ(doc.error(), simdjson::SUCCESS) << json;
@@ -80,8 +87,7 @@ class DecisionLogTest : public ::testing::Test {
 
 TEST_F(DecisionLogTest, PendingPodShowsItsLastVerdictAndWhatCanWakeIt) {
   DecisionLog log(Options());
-  auto pod = PodBuilder("big").Namespace("default").UID("u1").SchedulerName("ksched").Obj();
-  queue_.Put(pod, "unschedulablePods", clock_.Now());
+  auto pod = Queued("big", "u1", "unschedulablePods");
   RejectionSummary s = CpuSummary(3);
   log.RecordFailure(CpuFailure(pod, 1, s));
 
@@ -115,8 +121,7 @@ TEST_F(DecisionLogTest, PendingPodShowsItsLastVerdictAndWhatCanWakeIt) {
 
 TEST_F(DecisionLogTest, SameVerdictForTenMinutesAndThreeAttemptsIsStuckAndReportedOnce) {
   DecisionLog log(Options());
-  auto pod = PodBuilder("big").Namespace("default").UID("u1").SchedulerName("ksched").Obj();
-  queue_.Put(pod, "unschedulablePods", clock_.Now());
+  auto pod = Queued("big", "u1", "unschedulablePods");
   RejectionSummary s = CpuSummary(3);
   log.RecordFailure(CpuFailure(pod, 1, s));
   clock_.Advance(std::chrono::minutes(5));
@@ -143,8 +148,7 @@ TEST_F(DecisionLogTest, SameVerdictForTenMinutesAndThreeAttemptsIsStuckAndReport
 
 TEST_F(DecisionLogTest, ADifferentVerdictRestartsTheCount) {
   DecisionLog log(Options());
-  auto pod = PodBuilder("big").Namespace("default").UID("u1").SchedulerName("ksched").Obj();
-  queue_.Put(pod, "unschedulablePods", clock_.Now());
+  auto pod = Queued("big", "u1", "unschedulablePods");
   RejectionSummary three = CpuSummary(3), four = CpuSummary(4);
   log.RecordFailure(CpuFailure(pod, 1, three));
   clock_.Advance(std::chrono::minutes(6));
@@ -161,8 +165,7 @@ TEST_F(DecisionLogTest, ADifferentVerdictRestartsTheCount) {
 
 TEST_F(DecisionLogTest, NoEventCanMoveItIsStuckAtOnce) {
   DecisionLog log(Options());
-  auto pod = PodBuilder("p").Namespace("default").UID("u1").SchedulerName("ksched").Obj();
-  queue_.Put(pod, "unschedulablePods", clock_.Now());
+  auto pod = Queued("p", "u1", "unschedulablePods");
   log.RecordFailure(Failure{.pod = pod,
                             .profile = "ksched",
                             .attempts = 1,
@@ -182,8 +185,7 @@ TEST_F(DecisionLogTest, NoEventCanMoveItIsStuckAtOnce) {
 
 TEST_F(DecisionLogTest, AnInternalErrorIsNeverStuck) {
   DecisionLog log(Options());
-  auto pod = PodBuilder("p").Namespace("default").UID("u1").SchedulerName("ksched").Obj();
-  queue_.Put(pod, "backoffQ", clock_.Now());
+  auto pod = Queued("p", "u1", "backoffQ");
   for (int i = 1; i <= 4; ++i) {
     log.RecordFailure(Failure{.pod = pod, .profile = "ksched", .attempts = i, .time = clock_.Now(),
                               .message = "etcd timeout", .error = true, .nodes = 3});
@@ -197,15 +199,14 @@ TEST_F(DecisionLogTest, AnInternalErrorIsNeverStuck) {
 
 TEST_F(DecisionLogTest, PlacementEndsThePendingRecordAndTheRingIsBounded) {
   DecisionLog log(Options());
-  auto pod = PodBuilder("web").Namespace("default").UID("u1").SchedulerName("ksched").Obj();
-  queue_.Put(pod, "unschedulablePods", clock_.Now());
+  auto pod = Queued("web", "u1", "unschedulablePods");
   RejectionSummary s = CpuSummary(3);
   log.RecordFailure(CpuFailure(pod, 1, s));
   queue_.Remove(*pod);
   std::vector<NodeScores> top = {{.node = "node-2", .total = 150, .plugins = {{"NodeResourcesBalancedAllocation", 97}}},
                                  {.node = "node-1", .total = 120, .plugins = {{"NodeResourcesBalancedAllocation", 80}}}};
   log.RecordPlacement({.pod = pod, .profile = "ksched", .attempts = 2, .time = clock_.Now(), .node = "node-2",
-                       .nodes = 4, .feasible_nodes = 2, .evaluated_nodes = 4, .top_nodes = &top});
+                       .nodes = 4, .feasible_nodes = 2, .evaluated_nodes = 4, .top_nodes = top});
   EXPECT_EQ(log.PendingRecords(), 0u);
   simdjson::dom::parser parser;
   auto doc = Parse(parser, *log.PodJson("default", "web"));
@@ -226,8 +227,7 @@ TEST_F(DecisionLogTest, PlacementEndsThePendingRecordAndTheRingIsBounded) {
 
 TEST_F(DecisionLogTest, SweepDropsPodsThatAreNoLongerPending) {
   DecisionLog log(Options());
-  auto pod = PodBuilder("p").Namespace("default").UID("u1").SchedulerName("ksched").Obj();
-  queue_.Put(pod, "unschedulablePods", clock_.Now());
+  auto pod = Queued("p", "u1", "unschedulablePods");
   RejectionSummary s = CpuSummary(3);
   log.RecordFailure(CpuFailure(pod, 1, s));
   EXPECT_EQ(log.PendingRecords(), 1u);
@@ -238,16 +238,13 @@ TEST_F(DecisionLogTest, SweepDropsPodsThatAreNoLongerPending) {
 
 TEST_F(DecisionLogTest, ListPutsStuckPodsFirstThenTheOldest) {
   DecisionLog log(Options());
-  auto old_pod = PodBuilder("old").Namespace("default").UID("u1").SchedulerName("ksched").Obj();
-  queue_.Put(old_pod, "activeQ", clock_.Now());
+  auto old_pod = Queued("old", "u1", "activeQ");
   clock_.Advance(std::chrono::seconds(1));
-  auto stuck = PodBuilder("stuck").Namespace("default").UID("u2").SchedulerName("ksched").Obj();
-  queue_.Put(stuck, "unschedulablePods", clock_.Now());
+  auto stuck = Queued("stuck", "u2", "unschedulablePods");
   log.RecordFailure(Failure{.pod = stuck, .profile = "ksched", .attempts = 1, .time = clock_.Now(),
                             .message = "no", .rejected_by = {"NoEvents"}, .nodes = 1});
   clock_.Advance(std::chrono::seconds(1));
-  auto young = PodBuilder("young").Namespace("default").UID("u3").SchedulerName("ksched").Obj();
-  queue_.Put(young, "scheduling", clock_.Now());
+  auto young = Queued("young", "u3", "scheduling");
 
   simdjson::dom::parser parser;
   auto list = Parse(parser, log.PodsJson());
@@ -262,8 +259,7 @@ TEST_F(DecisionLogTest, ListPutsStuckPodsFirstThenTheOldest) {
 
 TEST_F(DecisionLogTest, ServeDebugPodsRoutesAndAnswers404) {
   DecisionLog log(Options());
-  auto pod = PodBuilder("big").Namespace("default").UID("u1").SchedulerName("ksched").Obj();
-  queue_.Put(pod, "activeQ", clock_.Now());
+  auto pod = Queued("big", "u1", "activeQ");
   EXPECT_EQ(ServeDebugPods(log, "/debug/pods").first, 200);
   EXPECT_EQ(ServeDebugPods(log, "/debug/pods/").first, 200);
   EXPECT_EQ(ServeDebugPods(log, "/debug/pods/default/big").first, 200);

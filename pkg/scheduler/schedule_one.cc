@@ -237,7 +237,7 @@ void Scheduler::BindingSucceeded(Attempt& attempt) {
                                  .nodes = attempt.num_nodes,
                                  .feasible_nodes = attempt.result.feasible_nodes,
                                  .evaluated_nodes = attempt.result.evaluated_nodes,
-                                 .top_nodes = &attempt.result.top_nodes});
+                                 .top_nodes = std::move(attempt.result.top_nodes)});
   }
   fwk.RunPostBindPlugins(*attempt.state, pod, attempt.host);
 }

@@ -52,12 +52,13 @@ struct FrameworkOptions {
   Clock* clock = &RealClock();
 };
 
-// Each Score plugin's part of the totals: plugins[k] scored node i with scores[k][i]
-// (normalised, times the plugin's weight). Names view the plugins' own and live as long
-// as the framework.
+// Each Score plugin's part of the totals, handed over from RunScorePlugins without a
+// copy: plugin k gave node i scores[k][i].score (normalised), weighted by weights[k].
+// Names view the plugins' own and live as long as the framework.
 struct ScoreBreakdown {
   std::vector<std::string_view> plugins;
-  std::vector<std::vector<int64_t>> scores;
+  std::vector<int64_t> weights;
+  std::vector<std::vector<NodeScore>> scores;
 };
 
 // A plugin that can reject pods with the events that may make them schedulable again.

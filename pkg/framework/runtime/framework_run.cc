@@ -299,11 +299,12 @@ std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleSt
   }
   if (breakdown != nullptr) {
     breakdown->plugins.clear();
-    breakdown->scores.assign(active.size(), std::vector<int64_t>(nodes.size()));
-    for (size_t k = 0; k < active.size(); ++k) {
-      breakdown->plugins.push_back(active[k]->plugin->Name());
-      for (size_t i = 0; i < nodes.size(); ++i) breakdown->scores[k][i] = scores[k][i].score * active[k]->weight;
+    breakdown->weights.clear();
+    for (const ScorePluginEntry* e : active) {
+      breakdown->plugins.push_back(e->plugin->Name());
+      breakdown->weights.push_back(e->weight);
     }
+    breakdown->scores = std::move(scores);
   }
   return finish(Status());
 }

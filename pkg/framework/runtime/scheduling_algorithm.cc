@@ -259,28 +259,35 @@ void SchedulingAlgorithm::SummarizeRejections(Framework& fwk, const CycleState& 
 std::vector<NodeScores> SchedulingAlgorithm::TopNodes(std::span<const cache::NodeInfoPtr> nodes,
                                                       std::span<const int64_t> totals,
                                                       const ScoreBreakdown& breakdown, const std::string& chosen) {
-  // The chosen node first, then the best of the others (ties: snapshot order).
-  std::vector<size_t> top;
+  // The chosen node first, then the best of the others (ties: snapshot order), in one
+  // pass: this runs for every scheduled pod.
+  constexpr size_t kMax = ScheduleResult::kMaxTopNodes;
+  size_t top[kMax];
+  size_t count = 0;
+  size_t chosen_index = nodes.size();
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (nodes[i]->name() == chosen) {
-      top.insert(top.begin(), i);
-      break;
+    if (chosen_index == nodes.size() && nodes[i]->name() == chosen) {
+      chosen_index = i;
+      continue;
     }
+    // Insert i among the best others, keeping kMax - 1 of them.
+    size_t pos = count;
+    while (pos > 0 && totals[top[pos - 1]] < totals[i]) --pos;
+    if (pos >= kMax - 1) continue;
+    for (size_t k = std::min(count, kMax - 2); k > pos; --k) top[k] = top[k - 1];
+    top[pos] = i;
+    count = std::min(count + 1, kMax - 1);
   }
-  std::vector<size_t> others;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (top.empty() || i != top[0]) others.push_back(i);
-  }
-  const size_t want = std::min(others.size(), ScheduleResult::kMaxTopNodes - top.size());
-  std::partial_sort(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(want), others.end(),
-                    [&](size_t a, size_t b) { return totals[a] > totals[b] || (totals[a] == totals[b] && a < b); });
-  top.insert(top.end(), others.begin(), others.begin() + static_cast<std::ptrdiff_t>(want));
-
   std::vector<NodeScores> out;
-  for (size_t i : top) {
+  out.reserve(count + 1);
+  auto add = [&](size_t i) {
     NodeScores& ns = out.emplace_back(NodeScores{.node = nodes[i]->name(), .total = totals[i]});
-    for (size_t k = 0; k < breakdown.plugins.size(); ++k) ns.plugins.emplace_back(breakdown.plugins[k], breakdown.scores[k][i]);
-  }
+    ns.plugins.reserve(breakdown.plugins.size());
+    for (size_t k = 0; k < breakdown.plugins.size(); ++k)
+      ns.plugins.emplace_back(breakdown.plugins[k], breakdown.scores[k][i].score * breakdown.weights[k]);
+  };
+  if (chosen_index < nodes.size()) add(chosen_index);
+  for (size_t k = 0; k < count; ++k) add(top[k]);
   return out;
 }
 
