@@ -221,9 +221,10 @@ void DecisionLog::RecordFailure(const Failure& f) {
     p.same_verdict_attempts = 1;
   }
   p.verdict = std::move(v);
-  p.preemption.reset();
-  if (!f.nominated_node.empty() || !f.victims.empty()) {
-    p.preemption = std::make_unique<Pending::Preemption>(Pending::Preemption{f.nominated_node, f.victims});
+  // A later attempt that waits for the victims to leave keeps the preemption on record.
+  if (f.nomination.has_value() && f.nomination->empty()) p.preemption.reset();
+  if (f.nomination.has_value() && !f.nomination->empty()) {
+    p.preemption = std::make_unique<Pending::Preemption>(Pending::Preemption{*f.nomination, f.victims});
   }
 }
 

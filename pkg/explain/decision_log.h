@@ -67,8 +67,11 @@ struct Failure {
   std::vector<std::string> rejected_by;  // plugins that rejected it (or returned Pending)
   int nodes = 0;                         // nodes in the snapshot
   const framework::runtime::RejectionSummary* summary = nullptr;
-  std::string nominated_node;            // set by preemption in this attempt
-  std::vector<std::string> victims;      // "namespace/name" of the pods it evicted
+  // What PostFilter decided about the nominated node: a node (preemption evicted
+  // `victims` for the pod there), "" (the nomination was cleared) or nullopt (left as
+  // it was: an earlier preemption still stands).
+  std::optional<std::string> nomination;
+  std::vector<std::string> victims;  // "namespace/name" of the pods it evicted
 };
 
 // One bound pod.

@@ -225,6 +225,25 @@ TEST_F(DecisionLogTest, PlacementEndsThePendingRecordAndTheRingIsBounded) {
   EXPECT_TRUE(log.PodJson("default", "o0").has_value());
 }
 
+TEST_F(DecisionLogTest, PreemptionStaysOnRecordWhileTheVictimsLeave) {
+  DecisionLog log(Options());
+  auto pod = Queued("high", "u1", "unschedulablePods");
+  RejectionSummary s = CpuSummary(3);
+  Failure preempted = CpuFailure(pod, 1, s);
+  preempted.nomination = "node-1";
+  preempted.victims = {"default/low-1"};
+  log.RecordFailure(preempted);
+  log.RecordFailure(CpuFailure(pod, 2, s));  // waits for its victim: nomination unchanged
+  auto body = *log.PodJson("default", "high");
+  EXPECT_NE(body.find(R"("preemption":{"nominatedNode":"node-1","victims":["default/low-1"]})"), std::string::npos)
+      << body;
+  Failure cleared = CpuFailure(pod, 3, s);
+  cleared.nomination = "";
+  log.RecordFailure(cleared);
+  body = *log.PodJson("default", "high");
+  EXPECT_EQ(body.find("preemption"), std::string::npos) << body;
+}
+
 TEST_F(DecisionLogTest, SweepDropsPodsThatAreNoLongerPending) {
   DecisionLog log(Options());
   auto pod = Queued("p", "u1", "unschedulablePods");

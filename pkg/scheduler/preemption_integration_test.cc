@@ -196,6 +196,12 @@ TEST(PreemptionIntegrationTest, HigherPriorityPodArrivingMidPreemptionTakesOver)
   CreatePod(*c, PodOf("pt-mid", "mid", "pt-mid", 500, "900m"));
   EXPECT_EQ(WaitNominated(h, "pt-mid/mid"), node);
   ASSERT_TRUE(Eventually([&] { auto p = Get(h, "pt-mid/low"); return p && p->IsBeingDeleted(); }, 10s));
+  // /debug/pods tells why it waits: its nomination and the victim it evicted.
+  auto record = h.scheduler().decisions()->PodJson("pt-mid", "mid");
+  ASSERT_TRUE(record.has_value());
+  EXPECT_NE(record->find(R"("preemption":{"nominatedNode":")" + node + R"(","victims":["pt-mid/low"]})"),
+            std::string::npos)
+      << *record;
 
   CreatePod(*c, PodOf("pt-mid", "high", "pt-high", 1000, "900m"));
   EXPECT_EQ(WaitNominated(h, "pt-mid/high"), node);

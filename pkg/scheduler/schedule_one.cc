@@ -342,7 +342,7 @@ void Scheduler::RecordFailure(const Attempt& attempt, const framework::Status& s
                      .error = !status.IsRejected(),
                      .nodes = attempt.num_nodes,
                      .summary = fit_error && fit_error->summary ? &*fit_error->summary : nullptr,
-                     .nominated_node = nomination.value_or(""),
+                     .nomination = nomination,
                      .victims = std::move(victims)};
   for (const std::string& p : info.unschedulable_plugins) f.rejected_by.push_back(p);
   for (const std::string& p : info.pending_plugins) f.rejected_by.push_back(p);
