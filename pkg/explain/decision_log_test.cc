@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <atomic>
+#include <thread>
+
 #include "tests/fakes/builders.h"
 
 namespace ksched::explain {
@@ -287,6 +290,50 @@ TEST_F(DecisionLogTest, ServeDebugPodsRoutesAndAnswers404) {
   EXPECT_NE(body.find("pod default/nope is not known to ksched"), std::string::npos) << body;
   EXPECT_EQ(ServeDebugPods(log, "/debug/pods/default").first, 404);
   EXPECT_EQ(ServeDebugPods(log, "/debug/pods/a/b/c").first, 404);
+}
+
+// The scheduling thread records failures, the binding completions placements, the
+// server and the scrape read, the stuck loop sweeps: all at once (run under TSan too).
+TEST_F(DecisionLogTest, WritersAndReadersAtOnce) {
+  std::vector<queue::QueuedPodState> snapshot;
+  for (int i = 0; i < 50; ++i) Queued("p" + std::to_string(i), "u" + std::to_string(i), "unschedulablePods");
+  snapshot = queue_.pods;
+  DecisionLogOptions o = Options();
+  o.queued_pods = [snapshot] { return snapshot; };
+  o.queued_pod = [snapshot](std::string_view key) -> std::optional<queue::QueuedPodState> {
+    for (const auto& st : snapshot) {
+      if (st.pod->Key() == key) return st;
+    }
+    return std::nullopt;
+  };
+  DecisionLog log(std::move(o));
+  RejectionSummary s = CpuSummary(3);
+  std::atomic<bool> done{false};
+  std::thread failures([&] {
+    for (int round = 0; round < 200; ++round) {
+      for (const auto& st : snapshot) log.RecordFailure(CpuFailure(st.pod, round + 1, s));
+    }
+  });
+  std::thread placements([&] {
+    for (int i = 0; i < 2000; ++i) {
+      auto pod = PodBuilder("b" + std::to_string(i)).Namespace("default").UID("b" + std::to_string(i)).Obj();
+      log.RecordPlacement({.pod = pod, .profile = "ksched", .attempts = 1, .time = clock_.Now(), .node = "node-1"});
+    }
+  });
+  std::thread readers([&] {
+    while (!done.load()) {
+      EXPECT_FALSE(log.PodsJson().empty());
+      (void)log.PodJson("default", "p7");
+      (void)log.StuckCounts();
+      (void)log.Sweep();
+    }
+  });
+  failures.join();
+  placements.join();
+  done = true;
+  readers.join();
+  EXPECT_EQ(log.PendingRecords(), 50u);
+  EXPECT_TRUE(log.PodJson("default", "b1999").has_value());
 }
 
 // Memory: at 5,000 nodes, 1,000 pending pods with a verdict each (the worst case for
