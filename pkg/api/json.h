@@ -139,6 +139,25 @@ std::string EncodePodScheduledConditionPatch(
     const std::optional<std::string>& nominated_node_name = std::nullopt,
     std::optional<int64_t> observed_generation = std::nullopt);
 
+// An events.k8s.io/v1 Event about a pod (upstream's event recorder fields).
+struct PodEvent {
+  std::string name;  // unique per event
+  std::string event_time;  // metav1.MicroTime (FormatMicroTime)
+  std::string reporting_controller;
+  std::string reporting_instance;
+  std::string action;
+  std::string reason;
+  std::string note;
+  bool warning = false;
+  const Pod* regarding = nullptr;  // required; its resourceVersion is referenced too
+  const Pod* related = nullptr;    // optional (the preemptor of a Preempted event)
+};
+std::string EncodePodEvent(const PodEvent& event);
+
+// DeleteOptions with a uid precondition: the DELETE fails with 409 if the name now
+// belongs to another object.
+std::string EncodeDeleteOptionsWithUid(std::string_view uid);
+
 // Full objects (kind/apiVersion included), e.g. for creating test objects on an
 // apiserver. Decoding the output yields an equal object.
 std::string EncodePod(const Pod& pod);

@@ -276,6 +276,62 @@ void AppendQuantity(std::string& out, Quantity q) {
   if (!whole) out += 'm';
 }
 
+namespace {
+
+// An object reference to a pod, as an event's regarding/related.
+void WritePodReference(JsonWriter& w, std::string_view field, const Pod& pod, bool with_resource_version) {
+  w.Key(field);
+  w.BeginObject();
+  w.Field("apiVersion", "v1");
+  w.Field("kind", "Pod");
+  w.Field("namespace", pod.metadata.namespace_);
+  w.Field("name", pod.metadata.name);
+  w.Field("uid", pod.metadata.uid);
+  if (with_resource_version) w.Field("resourceVersion", pod.metadata.resource_version);
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string EncodePodEvent(const PodEvent& e) {
+  std::string out;
+  out.reserve(512 + e.note.size());
+  JsonWriter w(out);
+  w.BeginObject();
+  w.Field("apiVersion", "events.k8s.io/v1");
+  w.Field("kind", "Event");
+  w.Key("metadata");
+  w.BeginObject();
+  w.Field("name", e.name);
+  w.Field("namespace", e.regarding->metadata.namespace_);
+  w.EndObject();
+  w.Field("eventTime", e.event_time);
+  w.Field("reportingController", e.reporting_controller);
+  w.Field("reportingInstance", e.reporting_instance);
+  w.Field("action", e.action);
+  w.Field("reason", e.reason);
+  WritePodReference(w, "regarding", *e.regarding, /*with_resource_version=*/true);
+  if (e.related != nullptr) WritePodReference(w, "related", *e.related, /*with_resource_version=*/false);
+  w.Field("note", e.note);
+  w.Field("type", e.warning ? "Warning" : "Normal");
+  w.EndObject();
+  return out;
+}
+
+std::string EncodeDeleteOptionsWithUid(std::string_view uid) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject();
+  w.Field("kind", "DeleteOptions");
+  w.Field("apiVersion", "v1");
+  w.Key("preconditions");
+  w.BeginObject();
+  w.Field("uid", uid);
+  w.EndObject();
+  w.EndObject();
+  return out;
+}
+
 std::string EncodeBinding(std::string_view pod_namespace, std::string_view pod_name,
                           std::string_view pod_uid, std::string_view node_name) {
   std::string out;

@@ -34,6 +34,35 @@ TEST(JsonEncodeTest, Binding) {
             R"("target":{"kind":"Node","name":"n"}})");
 }
 
+TEST(JsonEncodeTest, PodEventWithRegardingAndRelated) {
+  Pod victim, preemptor;
+  victim.metadata = {.name = "low", .namespace_ = "ns", .uid = "u-low", .resource_version = "42"};
+  preemptor.metadata = {.name = "high", .namespace_ = "ns", .uid = "u-high"};
+  EXPECT_EQ(EncodePodEvent({.name = "low.1a",
+                            .event_time = "2026-11-25T10:00:00.000001Z",
+                            .reporting_controller = "ksched",
+                            .reporting_instance = "ksched-host",
+                            .action = "Preempting",
+                            .reason = "Preempted",
+                            .note = "Preempted by ns/high on node \"n1\"",
+                            .regarding = &victim,
+                            .related = &preemptor}),
+            R"({"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"low.1a","namespace":"ns"},)"
+            R"("eventTime":"2026-11-25T10:00:00.000001Z","reportingController":"ksched",)"
+            R"("reportingInstance":"ksched-host","action":"Preempting","reason":"Preempted",)"
+            R"("regarding":{"apiVersion":"v1","kind":"Pod","namespace":"ns","name":"low","uid":"u-low",)"
+            R"("resourceVersion":"42"},"related":{"apiVersion":"v1","kind":"Pod","namespace":"ns","name":"high",)"
+            R"("uid":"u-high"},"note":"Preempted by ns/high on node \"n1\"","type":"Normal"})");
+  EXPECT_NE(EncodePodEvent({.name = "e", .reason = "FailedScheduling", .warning = true, .regarding = &victim})
+                .find(R"("type":"Warning")"),
+            std::string::npos);
+}
+
+TEST(JsonEncodeTest, DeleteOptionsWithUidPrecondition) {
+  EXPECT_EQ(EncodeDeleteOptionsWithUid("u-1"),
+            R"({"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":"u-1"}})");
+}
+
 TEST(JsonEncodeTest, PodScheduledConditionPatch) {
   PodCondition c{.type = "PodScheduled",
                  .status = "False",

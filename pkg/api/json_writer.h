@@ -40,6 +40,8 @@ class JsonWriter {
   }
   void Bool(bool b) { Sep(); out_ += b ? "true" : "false"; comma_ = true; }
   void Null() { Sep(); out_ += "null"; comma_ = true; }
+  // A value that is already JSON (e.g. an object read from the server, echoed back).
+  void Raw(std::string_view json) { Sep(); out_ += json; comma_ = true; }
   void QuantityValue(Quantity q) { Sep(); out_ += '"'; AppendQuantity(out_, q); out_ += '"'; comma_ = true; }
 
   void Field(std::string_view k, std::string_view v) { Key(k); String(v); }

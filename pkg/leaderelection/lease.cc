@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "pkg/api/json.h"
+#include "pkg/api/json_writer.h"
 
 namespace ksched::leaderelection {
 namespace {
@@ -78,22 +79,23 @@ Status ReadResourceVersion(od::object& meta, std::string& out) {
   return Status::OK();
 }
 
-void AppendSpec(std::string& out, const LeaseRecord& r) {
-  auto time_or_null = [&out](const std::string& t) {
-    if (t.empty()) out += "null";
-    else api::AppendJsonString(out, t);
+void WriteSpec(api::JsonWriter& w, const LeaseRecord& r) {
+  auto time_or_null = [&w](std::string_view key, const std::string& t) {
+    w.Key(key);
+    if (t.empty()) {
+      w.Null();
+    } else {
+      w.String(t);
+    }
   };
-  out += R"("spec":{"holderIdentity":)";
-  api::AppendJsonString(out, r.holder_identity);
-  out += R"(,"leaseDurationSeconds":)";
-  out += std::to_string(r.lease_duration_seconds);
-  out += R"(,"acquireTime":)";
-  time_or_null(r.acquire_time);
-  out += R"(,"renewTime":)";
-  time_or_null(r.renew_time);
-  out += R"(,"leaseTransitions":)";
-  out += std::to_string(r.lease_transitions);
-  out += '}';
+  w.Key("spec");
+  w.BeginObject();
+  w.Field("holderIdentity", r.holder_identity);
+  w.IntField("leaseDurationSeconds", r.lease_duration_seconds);
+  time_or_null("acquireTime", r.acquire_time);
+  time_or_null("renewTime", r.renew_time);
+  w.IntField("leaseTransitions", r.lease_transitions);
+  w.EndObject();
 }
 
 }  // namespace
@@ -154,22 +156,31 @@ StatusOr<LeaseObject> DecodeLease(std::string_view json) {
 }
 
 std::string EncodeNewLease(std::string_view ns, std::string_view name, const LeaseRecord& record) {
-  std::string out = R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":)";
-  api::AppendJsonString(out, name);
-  out += R"(,"namespace":)";
-  api::AppendJsonString(out, ns);
-  out += "},";
-  AppendSpec(out, record);
-  out += '}';
+  std::string out;
+  api::JsonWriter w(out);
+  w.BeginObject();
+  w.Field("apiVersion", "coordination.k8s.io/v1");
+  w.Field("kind", "Lease");
+  w.Key("metadata");
+  w.BeginObject();
+  w.Field("name", name);
+  w.Field("namespace", ns);
+  w.EndObject();
+  WriteSpec(w, record);
+  w.EndObject();
   return out;
 }
 
 std::string EncodeLeaseUpdate(std::string_view raw_metadata, const LeaseRecord& record) {
-  std::string out = R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":)";
-  out += raw_metadata;
-  out += ',';
-  AppendSpec(out, record);
-  out += '}';
+  std::string out;
+  api::JsonWriter w(out);
+  w.BeginObject();
+  w.Field("apiVersion", "coordination.k8s.io/v1");
+  w.Field("kind", "Lease");
+  w.Key("metadata");
+  w.Raw(raw_metadata);  // echoed as read, so the update carries its resourceVersion
+  WriteSpec(w, record);
+  w.EndObject();
   return out;
 }
 

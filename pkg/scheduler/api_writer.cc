@@ -27,19 +27,6 @@ std::string EventName(const api::Pod& pod, Clock::wall_time now) {
   return pod.metadata.name + suffix;
 }
 
-// `,"<field>":{"apiVersion":"v1","kind":"Pod","namespace":..,"name":..,"uid":..` - an
-// object reference to `pod`, left open for the caller's further fields and "}".
-void OpenPodReference(std::string& b, std::string_view field, const api::Pod& pod) {
-  b += ",\"";
-  b += field;
-  b += R"(":{"apiVersion":"v1","kind":"Pod","namespace":)";
-  api::AppendJsonString(b, pod.metadata.namespace_);
-  b += R"(,"name":)";
-  api::AppendJsonString(b, pod.metadata.name);
-  b += R"(,"uid":)";
-  api::AppendJsonString(b, pod.metadata.uid);
-}
-
 informers::Request BindingRequest(const api::Pod& pod, std::string_view node_name) {
   return {.verb = informers::Verb::kPost,
           .path = PodPath(pod) + "/binding",
@@ -104,10 +91,9 @@ void ApiWriter::SendStatusPatch(const api::Pod& pod, std::string body, std::stri
 void ApiWriter::EvictPod(const api::Pod& victim, std::string_view scheduler_name,
                          std::function<void(ksched::Status)> done) {
   std::string path = PodPath(victim);
-  std::string del_body = R"({"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":)";
-  api::AppendJsonString(del_body, victim.metadata.uid);
-  del_body += "}}";
-  informers::Request del{.verb = informers::Verb::kDelete, .path = path, .body = std::move(del_body),
+  informers::Request del{.verb = informers::Verb::kDelete,
+                         .path = path,
+                         .body = api::EncodeDeleteOptionsWithUid(victim.metadata.uid),
                          .retry_connection_errors = true};
   // Gone already (404), or the name now belongs to another pod (409 on the uid
   // precondition): either way this victim no longer holds the room.
@@ -150,31 +136,16 @@ void ApiWriter::RecordEvent(const api::Pod& pod, std::string_view scheduler_name
   auto now = options_.clock->WallNow();
   std::string n(note);
   if (n.size() > kNoteLengthLimit) n = n.substr(0, kNoteLengthLimit - 4) + " ...";
-  std::string b = R"({"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":)";
-  api::AppendJsonString(b, EventName(pod, now));
-  b += R"(,"namespace":)";
-  api::AppendJsonString(b, pod.metadata.namespace_);
-  b += R"(},"eventTime":)";
-  api::AppendJsonString(b, api::FormatMicroTime(now));
-  b += R"(,"reportingController":)";
-  api::AppendJsonString(b, scheduler_name);
-  b += R"(,"reportingInstance":)";
-  api::AppendJsonString(b, std::string(scheduler_name) + "-" + options_.hostname);
-  b += R"(,"action":)";
-  api::AppendJsonString(b, action);
-  b += R"(,"reason":)";
-  api::AppendJsonString(b, reason);
-  OpenPodReference(b, "regarding", pod);
-  b += R"(,"resourceVersion":)";
-  api::AppendJsonString(b, pod.metadata.resource_version);
-  b += "}";
-  if (related != nullptr) {
-    OpenPodReference(b, "related", *related);
-    b += "}";
-  }
-  b += R"(,"note":)";
-  api::AppendJsonString(b, n);
-  b += warning ? R"(,"type":"Warning"})" : R"(,"type":"Normal"})";
+  std::string b = api::EncodePodEvent({.name = EventName(pod, now),
+                                       .event_time = api::FormatMicroTime(now),
+                                       .reporting_controller = std::string(scheduler_name),
+                                       .reporting_instance = std::string(scheduler_name) + "-" + options_.hostname,
+                                       .action = std::string(action),
+                                       .reason = std::string(reason),
+                                       .note = std::move(n),
+                                       .warning = warning,
+                                       .regarding = &pod,
+                                       .related = related});
   std::string key = pod.Key();
   options_.status_client->Send(
       {.verb = informers::Verb::kPost,

@@ -172,6 +172,8 @@ class Framework : public Handle {
   explicit Framework(FrameworkOptions options);
   template <typename F>
   Status Timed(const CycleState& state, std::string_view point, const Plugin& plugin, F&& call) const;
+  // When an extension point starts, for RecordPoint (no clock read with metrics off).
+  Clock::time_point PointStart() const;
   void RecordPoint(std::string_view point, Code code, Clock::time_point start) const;
   void BindFrom(size_t index, CycleState& state, const api::Pod& pod, std::string_view node_name,
                 Clock::time_point start, std::function<void(Status)> done);

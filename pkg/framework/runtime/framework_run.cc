@@ -26,7 +26,18 @@ Status PluginError(std::string_view point, const Plugin& plugin, const Status& s
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
+// A plugin's non-success answer at `point`: a rejection keeps its code and names the
+// plugin; anything else is the plugin's internal error.
+Status RejectionOrError(std::string_view point, const Plugin& plugin, Status s) {
+  if (s.IsRejected()) return std::move(s).WithPlugin(std::string(plugin.Name()));
+  return PluginError(point, plugin, s);
+}
+
 }  // namespace
+
+Clock::time_point Framework::PointStart() const {
+  return metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+}
 
 void Framework::RecordPoint(std::string_view point, Code code, Clock::time_point start) const {
   if (!metrics_enabled_) return;
@@ -49,7 +60,7 @@ Status Framework::Timed(const CycleState& state, std::string_view point, const P
 }
 
 std::pair<PreFilterResult, Status> Framework::RunPreFilterPlugins(CycleState& state, const api::Pod& pod) {
-  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  const Clock::time_point start = PointStart();
   PreFilterResult result;
   std::vector<std::string_view> plugins_with_nodes;
   PluginSet skipped;
@@ -183,7 +194,7 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, con
 
 std::pair<PostFilterResult, Status> Framework::RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
                                                                     const NodeToStatusMap& filtered) {
-  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  const Clock::time_point start = PointStart();
   PostFilterResult result;
   std::vector<std::string> reasons;
   std::string rejector;
@@ -210,7 +221,7 @@ std::pair<PostFilterResult, Status> Framework::RunPostFilterPlugins(CycleState& 
 
 Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod,
                                      std::span<const cache::NodeInfoPtr> nodes) {
-  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  const Clock::time_point start = PointStart();
   PluginSet skipped;
   Status result;
   for (PreScorePlugin* pl : pre_score_) {
@@ -232,7 +243,7 @@ Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod,
 std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleState& state, const api::Pod& pod,
                                                                    std::span<const cache::NodeInfoPtr> nodes,
                                                                    ScoreBreakdown* breakdown) {
-  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  const Clock::time_point start = PointStart();
   std::vector<int64_t> totals(nodes.size(), 0);
   auto finish = [&](Status s) {
     RecordPoint("Score", s.code(), start);
@@ -310,12 +321,12 @@ std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleSt
 }
 
 Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& pod, std::string_view node_name) {
-  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  const Clock::time_point start = PointStart();
   Status result;
   for (ReservePlugin* pl : reserve_) {
     Status s = Timed(state, "Reserve", *pl, [&] { return pl->Reserve(state, pod, node_name); });
     if (s.IsSuccess()) continue;
-    result = s.IsRejected() ? std::move(s).WithPlugin(std::string(pl->Name())) : PluginError("Reserve", *pl, s);
+    result = RejectionOrError("Reserve", *pl, std::move(s));
     break;
   }
   RecordPoint("Reserve", result.code(), start);
@@ -323,7 +334,7 @@ Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& po
 }
 
 void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod, std::string_view node_name) {
-  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  const Clock::time_point start = PointStart();
   for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) {
     ReservePlugin* pl = *it;
     Timed(state, "Unreserve", *pl, [&] {
@@ -335,7 +346,7 @@ void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& po
 }
 
 Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
-  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  const Clock::time_point start = PointStart();
   std::map<std::string, std::chrono::milliseconds, std::less<>> waits;
   Status result;
   for (PermitPlugin* pl : permit_) {
@@ -346,7 +357,7 @@ Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::
       waits[std::string(pl->Name())] = std::min(timeout, kMaxPermitTimeout);
       continue;
     }
-    result = s.IsRejected() ? std::move(s).WithPlugin(std::string(pl->Name())) : PluginError("Permit", *pl, s);
+    result = RejectionOrError("Permit", *pl, std::move(s));
     break;
   }
   if (result.IsSuccess() && !waits.empty()) {
@@ -373,12 +384,12 @@ Status Framework::WaitOnPermit(const api::Pod& pod) {
 }
 
 Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
-  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  const Clock::time_point start = PointStart();
   Status result;
   for (PreBindPlugin* pl : pre_bind_) {
     Status s = Timed(state, "PreBind", *pl, [&] { return pl->PreBind(state, pod, node_name); });
     if (s.IsSuccess()) continue;
-    result = s.IsRejected() ? std::move(s).WithPlugin(std::string(pl->Name())) : PluginError("PreBind", *pl, s);
+    result = RejectionOrError("PreBind", *pl, std::move(s));
     break;
   }
   RecordPoint("PreBind", result.code(), start);
@@ -388,11 +399,11 @@ Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std:
 // A bind plugin's final (non-Skip) answer as the Bind extension point reports it.
 Status Framework::BindResult(const BindPlugin& plugin, Status s) const {
   if (s.IsSuccess()) return Status();
-  return s.IsRejected() ? std::move(s).WithPlugin(std::string(plugin.Name())) : PluginError("Bind", plugin, s);
+  return RejectionOrError("Bind", plugin, std::move(s));
 }
 
 Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
-  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  const Clock::time_point start = PointStart();
   Status result(Code::kSkip);
   for (BindPlugin* pl : bind_) {
     Status s = Timed(state, "Bind", *pl, [&] { return pl->Bind(state, pod, node_name); });
@@ -410,7 +421,7 @@ bool Framework::CanBindAsync() const {
 
 void Framework::RunBindPluginsAsync(CycleState& state, const api::Pod& pod, std::string_view node_name,
                                     std::function<void(Status)> done) {
-  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  const Clock::time_point start = PointStart();
   BindFrom(0, state, pod, node_name, start, std::move(done));
 }
 
@@ -438,7 +449,7 @@ void Framework::BindFrom(size_t index, CycleState& state, const api::Pod& pod, s
 }
 
 void Framework::RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
-  Clock::time_point start = metrics_enabled_ ? options_.clock->Now() : Clock::time_point{};
+  const Clock::time_point start = PointStart();
   for (PostBindPlugin* pl : post_bind_) {
     Timed(state, "PostBind", *pl, [&] {
       pl->PostBind(state, pod, node_name);
