@@ -8,18 +8,15 @@
 
 #include "pkg/api/types.h"
 #include "pkg/framework/queue_plugins.h"
+#include "tests/fakes/builders.h"
 
 namespace ksched::queue::testing {
 
 inline api::PodPtr MakePod(const std::string& name, int32_t priority = 0,
                            const std::function<void(api::Pod&)>& mutate = nullptr) {
-  auto p = std::make_shared<api::Pod>();
-  p->metadata.namespace_ = "default";
-  p->metadata.name = name;
-  p->metadata.uid = "uid-" + name;
-  p->spec.priority = priority;
-  if (mutate) mutate(*p);
-  return p;
+  api::Pod p = ksched::testing::PodBuilder(name).UID("uid-" + name).Priority(priority).Build();
+  if (mutate) mutate(p);
+  return std::make_shared<const api::Pod>(std::move(p));
 }
 
 inline api::PodPtr WithChange(const api::PodPtr& pod, const std::function<void(api::Pod&)>& mutate) {
