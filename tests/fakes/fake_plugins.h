@@ -24,6 +24,7 @@
 #include "pkg/api/types.h"
 #include "pkg/cache/node_info.h"
 #include "pkg/framework/interface.h"
+#include "pkg/framework/queue_plugins.h"
 #include "pkg/framework/registry.h"
 #include "pkg/util/mutex.h"
 
@@ -46,6 +47,8 @@ class CallLog {
   std::vector<std::string> entries_ GUARDED_BY(mu_);
 };
 
+// A plugin with a name and no extension point (one that does not implement
+// EnqueueExtensions, for the queue); the base of the fakes below.
 class NamedPlugin : public virtual framework::Plugin {
  public:
   explicit NamedPlugin(std::string name) : name_(std::move(name)) {}
@@ -53,6 +56,17 @@ class NamedPlugin : public virtual framework::Plugin {
 
  private:
   std::string name_;
+};
+
+// A plugin that registers the given events (with optional hints) for the queue.
+class FakeEnqueuePlugin : public NamedPlugin, public framework::EnqueueExtensions {
+ public:
+  FakeEnqueuePlugin(std::string name, std::vector<framework::ClusterEventWithHint> events)
+      : NamedPlugin(std::move(name)), events_(std::move(events)) {}
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override { return events_; }
+
+ private:
+  std::vector<framework::ClusterEventWithHint> events_;
 };
 
 class FakeQueueSort : public NamedPlugin, public framework::QueueSortPlugin {
