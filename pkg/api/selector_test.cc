@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "tests/fakes/builders.h"
+
 namespace ksched::api {
 namespace {
 
@@ -13,11 +15,8 @@ LabelSelectorRequirement Req(std::string key, Op op, std::vector<std::string> va
   return LabelSelectorRequirement{std::move(key), op, std::move(values)};
 }
 
-Node MakeNode(std::string name, StringMap labels) {
-  Node n;
-  n.metadata.name = std::move(name);
-  n.metadata.labels = std::move(labels);
-  return n;
+Node MakeNode(std::string name, const StringMap& labels) {
+  return ksched::testing::NodeBuilder(std::move(name)).Labels(labels).Build();
 }
 
 TEST(SelectorTest, ParseInt64LikeGoStrconv) {

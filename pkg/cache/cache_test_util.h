@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "pkg/api/types.h"
+#include "tests/fakes/builders.h"
 
 namespace ksched::cache::testing {
 
@@ -32,14 +33,10 @@ inline api::Container MakeContainer(api::ResourceList requests, bool sidecar = f
 
 inline api::PodPtr MakePod(const std::string& name, const std::string& node, api::ResourceList requests = {},
                            const std::function<void(api::Pod&)>& mutate = nullptr) {
-  auto p = std::make_shared<api::Pod>();
-  p->metadata.namespace_ = "default";
-  p->metadata.name = name;
-  p->metadata.uid = "uid-" + name;
-  p->spec.node_name = node;
-  p->spec.containers.push_back(MakeContainer(std::move(requests)));
-  if (mutate) mutate(*p);
-  return p;
+  api::Pod p = ksched::testing::PodBuilder(name).UID("uid-" + name).Node(node).Build();
+  p.spec.containers.push_back(MakeContainer(std::move(requests)));
+  if (mutate) mutate(p);
+  return std::make_shared<const api::Pod>(std::move(p));
 }
 
 inline api::PodPtr WithHostPort(api::PodPtr pod, int32_t port, std::string protocol = "TCP", std::string ip = "") {
@@ -61,13 +58,12 @@ inline api::PodPtr WithChange(const api::PodPtr& pod, const std::function<void(a
 
 inline api::NodePtr MakeNode(const std::string& name, const char* cpu = "4", const char* memory = "32Gi",
                              const std::function<void(api::Node&)>& mutate = nullptr) {
-  auto n = std::make_shared<api::Node>();
-  n->metadata.name = name;
-  n->metadata.uid = "uid-" + name;
-  n->status.allocatable = Res({{"cpu", cpu}, {"memory", memory}, {"pods", "110"}});
-  n->status.capacity = n->status.allocatable;
-  if (mutate) mutate(*n);
-  return n;
+  api::Node n = ksched::testing::NodeBuilder(name)
+                    .UID("uid-" + name)
+                    .Capacity({{"cpu", cpu}, {"memory", memory}, {"pods", "110"}})
+                    .Build();
+  if (mutate) mutate(n);
+  return std::make_shared<const api::Node>(std::move(n));
 }
 
 inline api::NodePtr MakeZonedNode(const std::string& name, const std::string& region, const std::string& zone) {

@@ -6,16 +6,36 @@
 #include <map>
 #include <thread>
 
-#include "pkg/leaderelection/fake_lease_client.h"
+#include "tests/fakes/fake_api_client.h"
+#include "tests/fakes/fake_leases.h"
 
 namespace ksched::leaderelection {
 namespace {
 
 using namespace std::chrono_literals;
 using informers::Verb;
-using testing::FakeLeaseClient;
+using ksched::testing::FakeApiClient;
+using ksched::testing::FakeLeases;
 
 constexpr char kName[] = "ksched";
+
+// The `verb` requests sent to `client` so far.
+int Sent(const FakeApiClient& client, Verb verb) { return static_cast<int>(client.Count(FakeApiClient::Is(verb))); }
+std::vector<std::string> Bodies(const FakeApiClient& client, Verb verb) {
+  std::vector<std::string> out;
+  for (const informers::Request& r : client.Requests(FakeApiClient::Is(verb))) out.push_back(r.body);
+  return out;
+}
+
+// A hung connection: requests from now on stay unanswered until Unhang() answers them
+// with Unavailable, as a reset connection would.
+void Hang(FakeApiClient& client) {
+  client.Hold([](const informers::Request&) { return true; });
+}
+void Unhang(FakeApiClient& client) {
+  client.Hold(nullptr);
+  client.Release(nullptr, Unavailable("connection reset"));
+}
 
 // A FakeClock that knows where each loop thread sleeps, so a test can wait until every
 // loop has finished reacting to an Advance() and is parked on a future deadline.
@@ -119,7 +139,8 @@ LeaseRecord HeldBy(std::string holder, int transitions = 0, std::string renew = 
 Clock::time_point Later(Clock& c) { return c.Now() + 10s; }
 
 TEST(LeaderElectorTest, ValidatesOptions) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   FakeClock clock;
   struct Case {
     const char* name;
@@ -152,14 +173,15 @@ TEST(LeaderElectorTest, ValidatesOptions) {
 }
 
 TEST(LeaderElectorTest, AcquiresAbsentLease) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   FakeClock clock;
   auto le = MustNew(Options(client, clock, "a"));
   EXPECT_FALSE(le->IsLeader());
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
   EXPECT_TRUE(le->IsLeader());
   EXPECT_EQ(le->GetLeader(), "a");
-  auto stored = client.Get(kName);
+  auto stored = leases.Get(kName);
   ASSERT_TRUE(stored.has_value());
   const std::string now = FormatMicroTime(clock.WallNow());
   EXPECT_EQ(stored->record, (LeaseRecord{.holder_identity = "a",
@@ -167,40 +189,42 @@ TEST(LeaderElectorTest, AcquiresAbsentLease) {
                                          .acquire_time = now,
                                          .renew_time = now,
                                          .lease_transitions = 0}));
-  EXPECT_EQ(client.Count(Verb::kPost), 1);
+  EXPECT_EQ(Sent(client, Verb::kPost), 1);
 }
 
 TEST(LeaderElectorTest, DoesNotTakeOverAFreshLease) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   FakeClock clock;
-  client.Put(kName, HeldBy("other"));
+  leases.Put(kName, HeldBy("other"));
   auto le = MustNew(Options(client, clock, "a"));
   EXPECT_FALSE(le->TryAcquireOrRenew(Later(clock)));
   clock.Advance(15s - 1ms);
   EXPECT_FALSE(le->TryAcquireOrRenew(Later(clock)));
   EXPECT_FALSE(le->IsLeader());
   EXPECT_EQ(le->GetLeader(), "other");
-  EXPECT_EQ(client.Count(Verb::kPut), 0);
-  EXPECT_EQ(client.Get(kName)->record.holder_identity, "other");
+  EXPECT_EQ(Sent(client, Verb::kPut), 0);
+  EXPECT_EQ(leases.Get(kName)->record.holder_identity, "other");
 }
 
 TEST(LeaderElectorTest, TakesOverAfterLeaseDurationOnOwnClockDespiteRemoteTimes) {
   // The holder's clock runs 50 years ahead: its renewTime is in our future. Only the
   // local time since the record last changed counts.
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   FakeClock clock;
-  client.Put(kName, HeldBy("other", 2, "2076-01-01T00:00:00.000000Z"));
+  leases.Put(kName, HeldBy("other", 2, "2076-01-01T00:00:00.000000Z"));
   auto le = MustNew(Options(client, clock, "a"));
   EXPECT_FALSE(le->TryAcquireOrRenew(Later(clock)));
   // The holder renews 10 s later: the expiry clock restarts when we see the change.
   clock.Advance(10s);
-  client.Put(kName, HeldBy("other", 2, "2076-01-01T00:00:10.000000Z"));
+  leases.Put(kName, HeldBy("other", 2, "2076-01-01T00:00:10.000000Z"));
   EXPECT_FALSE(le->TryAcquireOrRenew(Later(clock)));
   clock.Advance(14s);
   EXPECT_FALSE(le->TryAcquireOrRenew(Later(clock)));  // 24 s since first seen, 14 s since the change
   clock.Advance(1s);
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
-  auto stored = client.Get(kName)->record;
+  auto stored = leases.Get(kName)->record;
   EXPECT_EQ(stored.holder_identity, "a");
   EXPECT_EQ(stored.lease_transitions, 3);
   EXPECT_EQ(stored.acquire_time, FormatMicroTime(clock.WallNow()));
@@ -208,54 +232,58 @@ TEST(LeaderElectorTest, TakesOverAfterLeaseDurationOnOwnClockDespiteRemoteTimes)
 }
 
 TEST(LeaderElectorTest, TakesAReleasedLeaseAtOnce) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   FakeClock clock;
-  client.Put(kName, {.holder_identity = "", .lease_duration_seconds = 1, .lease_transitions = 5});
+  leases.Put(kName, {.holder_identity = "", .lease_duration_seconds = 1, .lease_transitions = 5});
   auto le = MustNew(Options(client, clock, "a"));
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
-  EXPECT_EQ(client.Get(kName)->record.lease_transitions, 6);
+  EXPECT_EQ(leases.Get(kName)->record.lease_transitions, 6);
 }
 
 TEST(LeaderElectorTest, RenewKeepsAcquireTimeTransitionsAndMetadata) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   FakeClock clock;
-  client.Put(kName, {.holder_identity = "", .lease_transitions = 1}, R"("labels":{"team":"sched"})");
+  leases.Put(kName, {.holder_identity = "", .lease_transitions = 1}, R"("labels":{"team":"sched"})");
   auto le = MustNew(Options(client, clock, "a"));
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
   const std::string acquired = FormatMicroTime(clock.WallNow());
   clock.Advance(2s);
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
-  auto stored = client.Get(kName)->record;
+  auto stored = leases.Get(kName)->record;
   EXPECT_EQ(stored.acquire_time, acquired);
   EXPECT_EQ(stored.renew_time, FormatMicroTime(clock.WallNow()));
   EXPECT_EQ(stored.lease_transitions, 2);
-  auto puts = client.Bodies(Verb::kPut);
+  auto puts = Bodies(client, Verb::kPut);
   ASSERT_EQ(puts.size(), 2u);
   EXPECT_NE(puts[1].find(R"("labels":{"team":"sched"})"), std::string::npos) << puts[1];
 }
 
 TEST(LeaderElectorTest, CreateRaceYieldsOneLeader) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   FakeClock clock;
   auto a = MustNew(Options(client, clock, "a"));
   auto b = MustNew(Options(client, clock, "b"));
   // a reads 404; before its POST lands, b reads 404 and creates the lease.
   bool b_won = false;
-  client.BeforeNext(Verb::kPost, [&] { b_won = b->TryAcquireOrRenew(Later(clock)); });
+  leases.BeforeNext(Verb::kPost, [&] { b_won = b->TryAcquireOrRenew(Later(clock)); });
   EXPECT_FALSE(a->TryAcquireOrRenew(Later(clock)));
   EXPECT_TRUE(b_won);
   EXPECT_FALSE(a->IsLeader());
   EXPECT_TRUE(b->IsLeader());
-  EXPECT_EQ(client.Get(kName)->record.holder_identity, "b");
+  EXPECT_EQ(leases.Get(kName)->record.holder_identity, "b");
   // a sees b's fresh lease on its next attempt.
   EXPECT_FALSE(a->TryAcquireOrRenew(Later(clock)));
   EXPECT_EQ(a->GetLeader(), "b");
 }
 
 TEST(LeaderElectorTest, UpdateRaceYieldsOneLeaderThrough409) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   FakeClock clock;
-  client.Put(kName, HeldBy("dead", 7));
+  leases.Put(kName, HeldBy("dead", 7));
   auto a = MustNew(Options(client, clock, "a"));
   auto b = MustNew(Options(client, clock, "b"));
   EXPECT_FALSE(a->TryAcquireOrRenew(Later(clock)));
@@ -263,25 +291,26 @@ TEST(LeaderElectorTest, UpdateRaceYieldsOneLeaderThrough409) {
   clock.Advance(15s);
   // Both see the lease expired; b's takeover lands between a's GET and a's PUT.
   bool b_won = false;
-  client.BeforeNext(Verb::kPut, [&] { b_won = b->TryAcquireOrRenew(Later(clock)); });
+  leases.BeforeNext(Verb::kPut, [&] { b_won = b->TryAcquireOrRenew(Later(clock)); });
   EXPECT_FALSE(a->TryAcquireOrRenew(Later(clock)));
   EXPECT_TRUE(b_won);
   EXPECT_FALSE(a->IsLeader());
   EXPECT_TRUE(b->IsLeader());
-  auto stored = client.Get(kName)->record;
+  auto stored = leases.Get(kName)->record;
   EXPECT_EQ(stored.holder_identity, "b");
   EXPECT_EQ(stored.lease_transitions, 8);
   EXPECT_FALSE(a->TryAcquireOrRenew(Later(clock)));
 }
 
 TEST(LeaderElectorTest, ReleaseClearsTheHolderOnlyIfOurs) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   FakeClock clock;
   auto le = MustNew(Options(client, clock, "a"));
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
   clock.Advance(1s);
   ASSERT_TRUE(le->Release().ok());
-  auto stored = client.Get(kName)->record;
+  auto stored = leases.Get(kName)->record;
   const std::string now = FormatMicroTime(clock.WallNow());
   EXPECT_EQ(stored, (LeaseRecord{.holder_identity = "",
                                  .lease_duration_seconds = 1,
@@ -290,57 +319,60 @@ TEST(LeaderElectorTest, ReleaseClearsTheHolderOnlyIfOurs) {
                                  .lease_transitions = 0}));
   EXPECT_FALSE(le->IsLeader());
   // Not leader any more: a second release writes nothing.
-  int puts = client.Count(Verb::kPut);
+  int puts = Sent(client, Verb::kPut);
   ASSERT_TRUE(le->Release().ok());
-  EXPECT_EQ(client.Count(Verb::kPut), puts);
+  EXPECT_EQ(Sent(client, Verb::kPut), puts);
   // Another candidate takes the released lease on its first attempt.
   auto b = MustNew(Options(client, clock, "b"));
   EXPECT_TRUE(b->TryAcquireOrRenew(Later(clock)));
-  EXPECT_EQ(client.Get(kName)->record.lease_transitions, 1);
+  EXPECT_EQ(leases.Get(kName)->record.lease_transitions, 1);
 }
 
 TEST(LeaderElectorTest, ReleaseRetriesWhenALateRenewalOfOursLandsFirst) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   FakeClock clock;
   auto le = MustNew(Options(client, clock, "a"));
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
   // A renewal that Stop() abandoned lands between Release's read and its write: the
   // resourceVersion moves on (409) but the lease is still ours, so Release reads again.
-  auto ours = client.Get(kName)->record;
-  client.BeforeNext(Verb::kPut, [&] { client.Put(kName, ours); });
+  auto ours = leases.Get(kName)->record;
+  leases.BeforeNext(Verb::kPut, [&] { leases.Put(kName, ours); });
   ASSERT_TRUE(le->Release().ok());
-  EXPECT_EQ(client.Get(kName)->record.holder_identity, "");
-  EXPECT_EQ(client.Count(Verb::kPut), 2);  // the conflicting release and its retry (acquire was a POST)
+  EXPECT_EQ(leases.Get(kName)->record.holder_identity, "");
+  EXPECT_EQ(Sent(client, Verb::kPut), 2);  // the conflicting release and its retry (acquire was a POST)
   EXPECT_FALSE(le->IsLeader());
 }
 
 TEST(LeaderElectorTest, ReleaseLeavesALeaseTakenByOthersAlone) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   FakeClock clock;
   auto le = MustNew(Options(client, clock, "a"));
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
-  client.Put(kName, HeldBy("b", 1));
-  int puts = client.Count(Verb::kPut);
+  leases.Put(kName, HeldBy("b", 1));
+  int puts = Sent(client, Verb::kPut);
   EXPECT_TRUE(le->Release().ok());
-  EXPECT_EQ(client.Count(Verb::kPut), puts);
-  EXPECT_EQ(client.Get(kName)->record.holder_identity, "b");
+  EXPECT_EQ(Sent(client, Verb::kPut), puts);
+  EXPECT_EQ(leases.Get(kName)->record.holder_identity, "b");
   // A takeover between Release's read and write is the server's 409; the read that
   // follows sees the new holder and leaves the lease alone.
   auto c = MustNew(Options(client, clock, "c"));
-  client.Put(kName, {.holder_identity = "", .lease_transitions = 1});
+  leases.Put(kName, {.holder_identity = "", .lease_transitions = 1});
   ASSERT_TRUE(c->TryAcquireOrRenew(Later(clock)));
-  client.BeforeNext(Verb::kPut, [&] { client.Put(kName, HeldBy("d", 3)); });
+  leases.BeforeNext(Verb::kPut, [&] { leases.Put(kName, HeldBy("d", 3)); });
   Status s = c->Release();
   EXPECT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(client.Get(kName)->record.holder_identity, "d");
+  EXPECT_EQ(leases.Get(kName)->record.holder_identity, "d");
   EXPECT_FALSE(c->IsLeader());
 }
 
 TEST(LeaderElectorTest, LoopAcquiresRenewsAndReportsLeaders) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   SteppingClock clock;
   Events ev;
-  client.Put(kName, HeldBy("other"));
+  leases.Put(kName, HeldBy("other"));
   auto o = Options(client, clock, "a");
   o.callbacks = ev.Callbacks();
   auto le = MustNew(o);
@@ -354,10 +386,10 @@ TEST(LeaderElectorTest, LoopAcquiresRenewsAndReportsLeaders) {
   EXPECT_TRUE(ev.WaitFor(ev.started, 1));
   EXPECT_TRUE(le->IsLeader());
   // The leader renews every retry_period.
-  int puts = client.Count(Verb::kPut);
+  int puts = Sent(client, Verb::kPut);
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(clock.Step(2s));
-  EXPECT_EQ(client.Count(Verb::kPut), puts + 3);
-  EXPECT_EQ(client.Get(kName)->record.renew_time, FormatMicroTime(clock.WallNow()));
+  EXPECT_EQ(Sent(client, Verb::kPut), puts + 3);
+  EXPECT_EQ(leases.Get(kName)->record.renew_time, FormatMicroTime(clock.WallNow()));
   le->Stop();
   EXPECT_EQ(ev.Get(ev.stopped), 0);  // a requested stop is not a loss
   std::lock_guard l(ev.mu);
@@ -365,24 +397,26 @@ TEST(LeaderElectorTest, LoopAcquiresRenewsAndReportsLeaders) {
 }
 
 TEST(LeaderElectorTest, JitteredAcquireWaitsBetweenOneAndTwoPointTwoRetryPeriods) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   SteppingClock clock;
-  client.Put(kName, HeldBy("other"));
+  leases.Put(kName, HeldBy("other"));
   auto o = Options(client, clock, "a");
   o.jitter_factor = kJitterFactor;
   auto le = MustNew(o);
   le->Start();
   ASSERT_TRUE(clock.Settle(1));
-  EXPECT_EQ(client.Count(Verb::kGet), 1);
+  EXPECT_EQ(Sent(client, Verb::kGet), 1);
   clock.Advance(2s - 1ms);
   ASSERT_TRUE(clock.Settle(1));
-  EXPECT_EQ(client.Count(Verb::kGet), 1);
+  EXPECT_EQ(Sent(client, Verb::kGet), 1);
   ASSERT_TRUE(clock.Step(2401ms));  // past 2 s * 2.2
-  EXPECT_EQ(client.Count(Verb::kGet), 2);
+  EXPECT_EQ(Sent(client, Verb::kGet), 2);
 }
 
 TEST(LeaderElectorTest, LosesLeadershipWhenRenewalsFailForRenewDeadline) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   SteppingClock clock;
   Events ev;
   auto o = Options(client, clock, "a");
@@ -391,7 +425,7 @@ TEST(LeaderElectorTest, LosesLeadershipWhenRenewalsFailForRenewDeadline) {
   le->Start();
   ASSERT_TRUE(clock.Settle(1));  // acquired at t0, sleeping until the next round at t0+2s
   ASSERT_EQ(ev.Get(ev.started), 1);
-  client.SetFault([](const informers::Request&) { return Unavailable("apiserver down"); });
+  leases.SetFault([](const informers::Request&) { return Unavailable("apiserver down"); });
   // The round starting at t0+2s retries until t0+12s; the loss comes then, no earlier,
   // and still 3 s before a candidate could take over at t0+15s.
   for (int t = 1; t <= 11; ++t) {
@@ -399,7 +433,7 @@ TEST(LeaderElectorTest, LosesLeadershipWhenRenewalsFailForRenewDeadline) {
     EXPECT_EQ(ev.Get(ev.stopped), 0) << "t0+" << t << "s";
     EXPECT_TRUE(le->IsLeader());
   }
-  EXPECT_EQ(client.Count(Verb::kGet), 2 + 5);  // acquire and first renewal, then +2 +4 +6 +8 +10
+  EXPECT_EQ(Sent(client, Verb::kGet), 2 + 5);  // acquire and first renewal, then +2 +4 +6 +8 +10
   clock.Advance(1s);
   ASSERT_TRUE(ev.WaitFor(ev.stopped, 1));
   EXPECT_FALSE(le->IsLeader());
@@ -418,7 +452,8 @@ TEST(LeaderElectorTest, LosesLeadershipWhenRenewalsFailForRenewDeadline) {
 // client); it tries again each retry period, and the rounds that get through keep the
 // lease for as long as the storm lasts (here one request in three is refused).
 TEST(LeaderElectorTest, KeepsTheLeaseThroughA429Storm) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   SteppingClock clock;
   Events ev;
   auto o = Options(client, clock, "a");
@@ -428,7 +463,7 @@ TEST(LeaderElectorTest, KeepsTheLeaseThroughA429Storm) {
   ASSERT_TRUE(clock.Settle(1));
   ASSERT_EQ(ev.Get(ev.started), 1);
   std::atomic<int> calls{0};
-  client.SetFault([&](const informers::Request&) {
+  leases.SetFault([&](const informers::Request&) {
     return calls++ % 3 == 0 ? Status(StatusCode::kResourceExhausted, "TooManyRequests (Retry-After: 30)")
                             : Status::OK();
   });
@@ -441,7 +476,8 @@ TEST(LeaderElectorTest, KeepsTheLeaseThroughA429Storm) {
 }
 
 TEST(LeaderElectorTest, LosesLeadershipWhenAnotherTookTheLease) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   SteppingClock clock;
   Events ev;
   auto o = Options(client, clock, "a");
@@ -449,7 +485,7 @@ TEST(LeaderElectorTest, LosesLeadershipWhenAnotherTookTheLease) {
   auto le = MustNew(o);
   le->Start();
   ASSERT_TRUE(clock.Settle(1));
-  client.Put(kName, HeldBy("b", 1));
+  leases.Put(kName, HeldBy("b", 1));
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(clock.Step(2s));
   EXPECT_EQ(ev.Get(ev.stopped), 0);
   clock.Advance(2s);
@@ -460,7 +496,8 @@ TEST(LeaderElectorTest, LosesLeadershipWhenAnotherTookTheLease) {
 }
 
 TEST(LeaderElectorTest, TwoLoopsOneLeaderThenFailover) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   SteppingClock clock;
   Events ev_a, ev_b;
   auto oa = Options(client, clock, "a");
@@ -495,16 +532,17 @@ TEST(LeaderElectorTest, TwoLoopsOneLeaderThenFailover) {
 }
 
 TEST(LeaderElectorTest, StopAbandonsAHungRequest) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   SteppingClock clock;
   auto le = MustNew(Options(client, clock, "a"));
-  client.SetHang(true);
+  Hang(client);
   le->Start();
-  while (client.Count(Verb::kGet) == 0) std::this_thread::yield();
+  while (Sent(client, Verb::kGet) == 0) std::this_thread::yield();
   auto before = std::chrono::steady_clock::now();
   le->Stop();
   EXPECT_LT(std::chrono::steady_clock::now() - before, 1s);
-  client.SetHang(false);  // the late answer finds nobody waiting
+  Unhang(client);  // the late answer finds nobody waiting
   EXPECT_FALSE(le->IsLeader());
 }
 
@@ -512,7 +550,8 @@ TEST(LeaderElectorTest, StopAbandonsAHungRequest) {
 // belief that it leads: IsLeader() turns false once the last successful write is older
 // than renew_deadline + retry_period, before the elector's thread has even run.
 TEST(LeaderElectorTest, IsLeaderTurnsFalseWhenTheLastRenewalIsTooOld) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   FakeClock clock;
   auto le = MustNew(Options(client, clock, "a"));  // 15 s / 10 s / 2 s
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
@@ -529,7 +568,8 @@ TEST(LeaderElectorTest, IsLeaderTurnsFalseWhenTheLastRenewalIsTooOld) {
 // never answers (here: a hung connection) still ends the round, and leadership is lost
 // within about renew_deadline.
 TEST(LeaderElectorTest, RenewalEndsWhenTheClientNeverAnswers) {
-  FakeLeaseClient client;
+  FakeApiClient client;
+  FakeLeases leases(client);
   Events events;
   LeaderElectorOptions o = Options(client, RealClock(), "a");
   o.lease_duration = 2s;
@@ -539,14 +579,14 @@ TEST(LeaderElectorTest, RenewalEndsWhenTheClientNeverAnswers) {
   auto le = MustNew(o);
   le->Start();
   ASSERT_TRUE(events.WaitFor(events.started, 1));
-  client.SetHang(true);
+  Hang(client);
   const auto hung_at = std::chrono::steady_clock::now();
   ASSERT_TRUE(events.WaitFor(events.stopped, 1));
   // The round's deadline (1 s) plus the call's own slack (1 s) plus a retry period.
   EXPECT_LT(std::chrono::steady_clock::now() - hung_at, 3500ms);
   EXPECT_FALSE(le->IsLeader());
   le->Stop();
-  client.SetHang(false);
+  Unhang(client);
 }
 
 }  // namespace

@@ -3,14 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "pkg/framework/plugins/schedulinggates/scheduling_gates.h"
-#include "pkg/queue/queue_test_util.h"
+#include "tests/fakes/fake_plugins.h"
 
 namespace ksched::queue {
 namespace {
 
 using namespace framework;
-using testing::FakeEnqueuePlugin;
-using testing::PlainPlugin;
+using ksched::testing::FakeEnqueuePlugin;
+using ksched::testing::NamedPlugin;
 
 std::vector<std::string> PluginsFor(const ClusterEventMap& m, const ClusterEvent& e) {
   std::vector<const RegisteredHint*> hints;
@@ -28,7 +28,7 @@ TEST(ClusterEventMapTest, FromPlugins) {
                                 {{EventResource::kNode, kAdd | kUpdate, ""}, nullptr}});
   FakeEnqueuePlugin affinity("NodeAffinity", {{{EventResource::kNode, kAdd | kUpdate, ""}, nullptr}});
   FakeEnqueuePlugin silent("Silent", {});
-  PlainPlugin legacy("Legacy");
+  NamedPlugin legacy("Legacy");
   Plugin* plugins[] = {&fit, &affinity, &silent, &legacy};
   ClusterEventMap m = ClusterEventMap::FromPlugins(plugins);
 

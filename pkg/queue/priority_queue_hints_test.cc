@@ -7,6 +7,7 @@
 #include "pkg/framework/plugins/schedulinggates/scheduling_gates.h"
 #include "pkg/queue/priority_queue.h"
 #include "pkg/queue/queue_test_util.h"
+#include "tests/fakes/fake_plugins.h"
 
 namespace ksched::queue {
 namespace {
@@ -16,7 +17,7 @@ using framework::EventResource;
 using framework::PluginSet;
 using framework::QueueingHint;
 using std::chrono::seconds;
-using testing::FakeEnqueuePlugin;
+using ksched::testing::FakeEnqueuePlugin;
 using testing::MakePod;
 using testing::WithChange;
 

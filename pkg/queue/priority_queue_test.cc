@@ -5,13 +5,14 @@
 #include <gtest/gtest.h>
 
 #include "pkg/queue/queue_test_util.h"
+#include "tests/fakes/fake_plugins.h"
 
 namespace ksched::queue {
 namespace {
 
 using framework::PluginSet;
 using std::chrono::seconds;
-using testing::FakeEnqueuePlugin;
+using ksched::testing::FakeEnqueuePlugin;
 using testing::MakePod;
 using testing::WithChange;
 

@@ -156,7 +156,12 @@ class NodeBuilder {
   // No labels, as upstream's MakeNode(); Hostname() adds kubernetes.io/hostname=<name>.
   explicit NodeBuilder(std::string name = "node") { node_.metadata.name = std::move(name); }
   NodeBuilder& Name(std::string v) { node_.metadata.name = std::move(v); return *this; }
+  NodeBuilder& UID(std::string v) { node_.metadata.uid = std::move(v); return *this; }
   NodeBuilder& Label(std::string k, std::string v) { node_.metadata.labels.Set(std::move(k), std::move(v)); return *this; }
+  NodeBuilder& Labels(const api::StringMap& labels) {
+    for (const auto& [k, v] : labels) node_.metadata.labels.Set(k, v);
+    return *this;
+  }
   NodeBuilder& Hostname() { return Label("kubernetes.io/hostname", node_.metadata.name); }
   NodeBuilder& Capacity(const std::vector<std::pair<std::string, std::string>>& resources) {
     node_.status.allocatable.clear();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/fakes/builders.h"
 #include "tests/fakes/fake_handle.h"
 
 namespace ksched::framework::plugins::nodeaffinity {
@@ -31,11 +32,8 @@ api::Pod PodWith(std::optional<Terms> required, api::StringMap node_selector = {
   return p;
 }
 
-cache::NodeInfoPtr MakeNode(std::string name, api::StringMap labels) {
-  auto n = std::make_shared<api::Node>();
-  n->metadata.name = std::move(name);
-  n->metadata.labels = std::move(labels);
-  return std::make_shared<const cache::NodeInfo>(n);
+cache::NodeInfoPtr MakeNode(std::string name, const api::StringMap& labels) {
+  return std::make_shared<const cache::NodeInfo>(ksched::testing::NodeBuilder(std::move(name)).Labels(labels).Obj());
 }
 
 config::NodeSelectorRequirement CReq(std::string key, std::string op, std::vector<std::string> values) {

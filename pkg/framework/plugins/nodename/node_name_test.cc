@@ -2,23 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/fakes/builders.h"
 #include "tests/fakes/fake_handle.h"
 
 namespace ksched::framework::plugins::nodename {
 namespace {
 
-api::NodePtr MakeNode(std::string name) {
-  auto n = std::make_shared<api::Node>();
-  n->metadata.name = std::move(name);
-  return n;
-}
-
-api::Pod PodFor(std::string node) {
-  api::Pod p;
-  p.metadata.name = "p";
-  p.spec.node_name = std::move(node);
-  return p;
-}
+using ksched::testing::NodeBuilder;
+using ksched::testing::PodBuilder;
 
 TEST(NodeNameTest, Filter) {
   struct Case {
@@ -33,9 +24,9 @@ TEST(NodeNameTest, Filter) {
   };
   NodeName pl;
   CycleState state;
-  cache::NodeInfo node(MakeNode("foo"));
+  cache::NodeInfo node(NodeBuilder("foo").Obj());
   for (const Case& c : cases) {
-    Status s = pl.Filter(state, PodFor(c.pod_node), node);
+    Status s = pl.Filter(state, PodBuilder("p").Node(c.pod_node).Build(), node);
     if (c.fits) {
       EXPECT_TRUE(s.IsSuccess()) << c.name;
     } else {
@@ -43,7 +34,7 @@ TEST(NodeNameTest, Filter) {
       EXPECT_EQ(s.Message(), "node(s) didn't match the requested node name") << c.name;
     }
   }
-  EXPECT_EQ(pl.Filter(state, PodFor(""), cache::NodeInfo()).code(), Code::kError);
+  EXPECT_EQ(pl.Filter(state, PodBuilder("p").Build(), cache::NodeInfo()).code(), Code::kError);
 }
 
 TEST(NodeNameTest, HintQueuesOnlyTheNamedNode) {
@@ -53,8 +44,8 @@ TEST(NodeNameTest, HintQueuesOnlyTheNamedNode) {
   EXPECT_TRUE(events[0].event.Match(kNodeAdd));
   EXPECT_TRUE(events[0].event.Match(kNodeLabelChange));
   EXPECT_FALSE(events[0].event.Match(kNodeDelete));
-  api::NodePtr foo = MakeNode("foo");
-  api::NodePtr bar = MakeNode("bar");
+  api::NodePtr foo = NodeBuilder("foo").Obj();
+  api::NodePtr bar = NodeBuilder("bar").Obj();
   struct Case {
     std::string pod_node;
     const api::Node* old_node;
@@ -68,7 +59,7 @@ TEST(NodeNameTest, HintQueuesOnlyTheNamedNode) {
       {"", nullptr, bar.get(), QueueingHint::kQueue},
   };
   for (const Case& c : cases) {
-    auto r = events[0].hint_fn(PodFor(c.pod_node), c.old_node, c.new_node);
+    auto r = events[0].hint_fn(PodBuilder("p").Node(c.pod_node).Build(), c.old_node, c.new_node);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(*r, c.want) << c.pod_node << " -> " << c.new_node->Name();
   }

@@ -2,14 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/fakes/builders.h"
+
 namespace ksched::framework::plugins::nodeunschedulable {
 namespace {
 
 api::NodePtr MakeNode(bool unschedulable) {
-  auto n = std::make_shared<api::Node>();
-  n->metadata.name = "n";
-  n->spec.unschedulable = unschedulable;
-  return n;
+  ksched::testing::NodeBuilder n("n");
+  if (unschedulable) n.Unschedulable();
+  return n.Obj();
 }
 
 api::Toleration Tol(std::string key, bool exists, api::TaintEffect effect) {

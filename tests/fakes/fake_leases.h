@@ -1,58 +1,67 @@
-// An in-memory ApiClient that serves one namespace's Leases the way kube-apiserver
-// does: GET (404 when absent), POST (409 AlreadyExists), PUT with a resourceVersion
-// precondition (409 Conflict when stale). Requests complete synchronously inside Send().
-// Tests inject errors, hang requests, or run code just before a chosen request to
-// interleave two electors deterministically.
+// The coordination.k8s.io/v1 Lease endpoints of one namespace, scripted on a
+// FakeApiClient the way kube-apiserver serves them: GET (404 when absent), POST (409
+// AlreadyExists), PUT with a resourceVersion precondition (409 Conflict when stale).
+// Leader-election tests talk to the FakeApiClient (which records every request, and
+// holds requests to play a hung connection); this keeps the leases behind it.
+//
+//   FakeApiClient client;
+//   FakeLeases leases(client);
+//   leases.Put("ksched", record);  // as another client would write it
+//   ... elector on `client` ...
+//   EXPECT_EQ(leases.Get("ksched")->record.holder_identity, "a");
+//
+// Tests inject errors (SetFault) or run code just before a chosen request is served
+// (BeforeNext) to interleave two electors deterministically.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "informers/api_client.h"
 #include "pkg/leaderelection/lease.h"
+#include "pkg/util/status.h"
+#include "tests/fakes/fake_api_client.h"
 
-namespace ksched::leaderelection::testing {
+namespace ksched::testing {
 
-class FakeLeaseClient : public informers::ApiClient {
+class FakeLeases {
  public:
   struct Stored {
-    LeaseRecord record;
+    leaderelection::LeaseRecord record;
     int64_t resource_version = 0;
     // Extra metadata fields the server keeps, e.g. R"("labels":{"a":"b"})".
     std::string extra_metadata;
   };
 
-  explicit FakeLeaseClient(std::string ns = "kube-system") : ns_(std::move(ns)) {}
+  // Becomes `api`'s handler until destroyed; `api` must outlive this.
+  explicit FakeLeases(FakeApiClient& api, std::string ns = "kube-system") : api_(api), ns_(std::move(ns)) {
+    api_.SetHandler([this](const informers::Request& r) { return Answer(r); });
+  }
+  ~FakeLeases() { api_.SetHandler(nullptr); }
+  FakeLeases(const FakeLeases&) = delete;
+  FakeLeases& operator=(const FakeLeases&) = delete;
 
-  // Answers `request` with this status instead of serving it when it is not OK.
+  // Answers a request with this status instead of serving it when it is not OK.
   void SetFault(std::function<Status(const informers::Request&)> fault) {
     std::lock_guard l(mu_);
     fault_ = std::move(fault);
   }
-  // Runs `hook` once, just before the next request with `verb` is served (outside the
-  // client's lock, so the hook may drive another elector on this client).
+  // Runs `hook` once, just before the next request with `verb` is served. It runs
+  // without any lock held (FakeApiClient's handler does), so it may drive another
+  // elector on the same client.
   void BeforeNext(informers::Verb verb, std::function<void()> hook) {
     std::lock_guard l(mu_);
     hooks_[verb] = std::move(hook);
   }
-  // While set, requests are kept unanswered (as a hung connection); clearing answers them
-  // with Unavailable.
-  void SetHang(bool hang) {
-    std::vector<informers::ResponseCallback> hung;
-    {
-      std::lock_guard l(mu_);
-      hang_ = hang;
-      if (!hang) hung.swap(hung_);
-    }
-    for (auto& done : hung) done(Unavailable("connection reset"));
-  }
 
   // Writes a lease directly, as another client would (bumps the resourceVersion).
-  void Put(const std::string& name, LeaseRecord record, std::string extra_metadata = "") {
+  void Put(const std::string& name, leaderelection::LeaseRecord record, std::string extra_metadata = "") {
     std::lock_guard l(mu_);
     auto& s = leases_[name];
     s.record = std::move(record);
@@ -65,52 +74,30 @@ class FakeLeaseClient : public informers::ApiClient {
     if (it == leases_.end()) return std::nullopt;
     return it->second;
   }
-  int Count(informers::Verb verb) const {
-    std::lock_guard l(mu_);
-    auto it = counts_.find(verb);
-    return it == counts_.end() ? 0 : it->second;
-  }
-  std::vector<std::string> Bodies(informers::Verb verb) const {
-    std::lock_guard l(mu_);
-    std::vector<std::string> out;
-    for (const auto& [v, body] : bodies_)
-      if (v == verb) out.push_back(body);
-    return out;
-  }
 
-  void Send(informers::Request request, informers::ResponseCallback done) override {
+ private:
+  StatusOr<informers::Response> Answer(const informers::Request& r) {
     std::function<void()> hook;
     {
       std::lock_guard l(mu_);
-      if (auto it = hooks_.find(request.verb); it != hooks_.end()) {
+      if (auto it = hooks_.find(r.verb); it != hooks_.end()) {
         hook = std::move(it->second);
         hooks_.erase(it);
       }
     }
     if (hook) hook();
     std::lock_guard l(mu_);
-    ++counts_[request.verb];
-    bodies_.emplace_back(request.verb, request.body);
     if (fault_) {
-      if (Status s = fault_(request); !s.ok()) return done(s);
+      if (Status s = fault_(r); !s.ok()) return s;
     }
-    if (hang_) {
-      hung_.push_back(std::move(done));
-      return;
-    }
-    done(Serve(request));
+    return Serve(r);
   }
 
-  std::unique_ptr<informers::WatchStream> Watch(informers::Request, informers::WatchCallbacks) override {
-    return nullptr;
-  }
-
- private:
   StatusOr<informers::Response> Serve(const informers::Request& r) {
-    const std::string collection = LeaseCollectionPath(ns_);
+    const std::string collection = leaderelection::LeaseCollectionPath(ns_);
     if (r.verb == informers::Verb::kPost) {
       if (r.path != collection) return NotFound("the server could not find the requested resource");
-      auto lease = DecodeLease(r.body);
+      auto lease = leaderelection::DecodeLease(r.body);
       if (!lease.ok()) return InvalidArgument(lease.status().message());
       std::string name = NameOf(lease->raw_metadata);
       if (leases_.count(name))
@@ -124,7 +111,7 @@ class FakeLeaseClient : public informers::ApiClient {
     if (it == leases_.end()) return NotFound("leases.coordination.k8s.io \"" + name + "\" not found");
     if (r.verb == informers::Verb::kGet) return Ok(name, 200);
     if (r.verb != informers::Verb::kPut) return InvalidArgument("unsupported verb");
-    auto lease = DecodeLease(r.body);
+    auto lease = leaderelection::DecodeLease(r.body);
     if (!lease.ok()) return InvalidArgument(lease.status().message());
     if (lease->resource_version != std::to_string(it->second.resource_version))
       return Status(StatusCode::kConflict, "Operation cannot be fulfilled on leases.coordination.k8s.io \"" + name +
@@ -135,13 +122,13 @@ class FakeLeaseClient : public informers::ApiClient {
     return Ok(name, 200);
   }
 
-  informers::Response Ok(const std::string& name, long code) {
+  informers::Response Ok(const std::string& name, long code) const {
     const Stored& s = leases_.at(name);
     std::string meta = R"({"name":")" + name + R"(","namespace":")" + ns_ + R"(","resourceVersion":")" +
                        std::to_string(s.resource_version) + "\"";
     if (!s.extra_metadata.empty()) meta += "," + s.extra_metadata;
     meta += "}";
-    return {code, EncodeLeaseUpdate(meta, s.record)};
+    return {code, leaderelection::EncodeLeaseUpdate(meta, s.record)};
   }
 
   static std::string NameOf(const std::string& raw_metadata) {
@@ -151,16 +138,13 @@ class FakeLeaseClient : public informers::ApiClient {
     return raw_metadata.substr(at, raw_metadata.find('"', at) - at);
   }
 
+  FakeApiClient& api_;
   const std::string ns_;
   mutable std::mutex mu_;
   std::map<std::string, Stored> leases_;
   int64_t rv_ = 100;
   std::function<Status(const informers::Request&)> fault_;
   std::map<informers::Verb, std::function<void()>> hooks_;
-  bool hang_ = false;
-  std::vector<informers::ResponseCallback> hung_;
-  std::map<informers::Verb, int> counts_;
-  std::vector<std::pair<informers::Verb, std::string>> bodies_;
 };
 
-}  // namespace ksched::leaderelection::testing
+}  // namespace ksched::testing
