@@ -274,7 +274,7 @@ PriorityQueue::Strategy PriorityQueue::ReplayInFlightEvents(const QueuedPodInfo&
 void PriorityQueue::RecordInFlightEvent(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj,
                                         std::shared_ptr<const void> new_obj, std::string target,
                                         bool force_activate) {
-  if (!options_.queueing_hints || in_flight_pods_.empty()) return;
+  if (in_flight_pods_.empty()) return;
   if (!target.empty() && !in_flight_pods_.contains(target)) return;
   in_flight_events_.push_back(InFlightEvent{.event = event,
                                         .old_obj = std::move(old_obj),
@@ -332,13 +332,12 @@ void PriorityQueue::MovePods(const std::vector<Entry*>& entries, const framework
     Detach(e);
     if (Requeue(e, s, event.label, now) == SubQueue::kActive) activated = true;
   }
-  move_request_cycle_ = scheduling_cycle_;
   if (activated) cv_.notify_all();
 }
 
 void PriorityQueue::MoveAllLocked(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj,
                                   std::shared_ptr<const void> new_obj, const PreEnqueueCheck& pre_check) {
-  // No plugin cares: skip the scan (and leave moveRequestCycle alone).
+  // No plugin cares: skip the scan, and record nothing for in-flight pods.
   if (!AnyProfileInterested(event)) return;
   std::vector<Entry*> entries;
   entries.reserve(unschedulable_.size());
@@ -387,7 +386,7 @@ void PriorityQueue::Activate(std::span<const api::PodPtr> pods) {
   if (activated) cv_.notify_all();
 }
 
-Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, int64_t pod_scheduling_cycle) {
+Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, int64_t /*pod_scheduling_cycle*/) {
   MutexLock lock(mu_);
   std::string id = IdOf(info->pod());
   if (Entry* existing = Find(info->Key())) {
@@ -402,11 +401,11 @@ Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, int64_
   if (info->unschedulable_plugins.empty() && info->pending_plugins.empty()) {
     // An internal error, not a rejection: no event will "fix" it, so retry after backoff.
     s = Strategy::kAfterBackoff;
-  } else if (options_.queueing_hints && in_flight_pods_.contains(id)) {
-    s = ReplayInFlightEvents(*info, id);
   } else {
-    // A move request during this pod's attempt may have made it schedulable.
-    s = move_request_cycle_ >= pod_scheduling_cycle ? Strategy::kAfterBackoff : Strategy::kSkip;
+    // The events seen during its attempt decide, through the rejecting plugins' hints
+    // (upstream determineSchedulingHintForInFlightPod). A pod the queue never popped has
+    // no recorded events: it waits for the next one (or the leftover flush).
+    s = ReplayInFlightEvents(*info, id);
   }
   DoneLocked(id);
 
@@ -475,11 +474,7 @@ Status PriorityQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
       // Being scheduled: re-adding it would schedule it twice (kubernetes#118226).
       // Remember the update; it is replayed if this attempt fails.
       nominator_.UpdateNominatedPod(old_ref, new_pod);
-      if (options_.queueing_hints) {
-        RecordInFlightEvent(framework::kUnscheduledPodUpdate, old_pod, new_pod, id, false);
-      } else {
-        move_request_cycle_ = scheduling_cycle_;
-      }
+      RecordInFlightEvent(framework::kUnscheduledPodUpdate, old_pod, new_pod, id, false);
       return Status::OK();
     }
     // Not queued at all (e.g. its add was missed): treat as new.
@@ -510,12 +505,11 @@ Status PriorityQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
   bool changed = !old_pod || PodSchedulingPropertiesChanged(*old_pod, *new_pod);
   e->info->pod_info.Update(new_pod);
   if (!changed) return Status::OK();
-  Strategy s = Strategy::kAfterBackoff;
-  if (options_.queueing_hints) {
-    std::vector<const RegisteredHint*> hints;
-    ProfileFor(*new_pod).cluster_event_map.MatchingHints(framework::kUnscheduledPodUpdate, &hints);
-    s = WorthRequeuing(*e->info, framework::kUnscheduledPodUpdate, hints, old_pod.get(), new_pod.get());
-  }
+  // Only the rejecting plugins' hints for the pod's own update can move it (upstream
+  // PriorityQueue.Update with SchedulerQueueingHints).
+  std::vector<const RegisteredHint*> hints;
+  ProfileFor(*new_pod).cluster_event_map.MatchingHints(framework::kUnscheduledPodUpdate, &hints);
+  Strategy s = WorthRequeuing(*e->info, framework::kUnscheduledPodUpdate, hints, old_pod.get(), new_pod.get());
   if (s == Strategy::kSkip) return Status::OK();
   Detach(e);
   if (Requeue(e, s, kPodUpdateEvent, clock_.Now()) == SubQueue::kActive) cv_.notify_one();
@@ -546,7 +540,7 @@ void PriorityQueue::AssignedPodEvent(const framework::ClusterEvent& event, const
   // or change; their plugins' hints decide.
   std::vector<Entry*> entries;
   for (Entry* e : unschedulable_) {
-    if (CrossTopologyCandidate(*e->info, *pod, options_.queueing_hints)) entries.push_back(e);
+    if (CrossTopologyCandidate(*e->info, *pod)) entries.push_back(e);
   }
   MovePods(entries, event, old_pod.get(), pod.get());
   RecordInFlightEvent(event, old_pod, pod, {}, false);
@@ -702,11 +696,6 @@ size_t PriorityQueue::InFlightPods() const {
 size_t PriorityQueue::InFlightEvents() const {
   MutexLock lock(mu_);
   return in_flight_events_.size();
-}
-
-int64_t PriorityQueue::MoveRequestCycle() const {
-  MutexLock lock(mu_);
-  return move_request_cycle_;
 }
 
 }  // namespace ksched::queue

@@ -69,7 +69,6 @@ class PriorityQueue final : public SchedulingQueue {
   SubQueue Where(std::string_view key) const EXCLUDES(mu_);
   size_t InFlightPods() const EXCLUDES(mu_);
   size_t InFlightEvents() const EXCLUDES(mu_);
-  int64_t MoveRequestCycle() const EXCLUDES(mu_);
 
  private:
   // One queued pod. Entries live in `pods_` (node-based, so addresses are stable); the
@@ -156,7 +155,7 @@ class PriorityQueue final : public SchedulingQueue {
                            std::shared_ptr<const void> new_obj, std::string target, bool force_activate)
       REQUIRES(mu_);
   void DoneLocked(const std::string& id) REQUIRES(mu_);
-  // Moves the given unschedulable entries on `event`; updates moveRequestCycle.
+  // Moves the given unschedulable entries on `event`.
   void MovePods(const std::vector<Entry*>& entries, const framework::ClusterEvent& event, const void* old_obj,
                 const void* new_obj) REQUIRES(mu_);
   void MoveAllLocked(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj,
@@ -182,8 +181,6 @@ class PriorityQueue final : public SchedulingQueue {
   std::vector<Entry*> unschedulable_ GUARDED_BY(mu_);  // swap-remove via Entry::index
   size_t gated_ GUARDED_BY(mu_) = 0;
   int64_t scheduling_cycle_ GUARDED_BY(mu_) = 0;
-  // The cycle at the last move request; -1: none yet.
-  int64_t move_request_cycle_ GUARDED_BY(mu_) = -1;
   bool closed_ GUARDED_BY(mu_) = false;
   std::deque<InFlightEvent> in_flight_events_ GUARDED_BY(mu_);
   uint64_t first_event_seq_ GUARDED_BY(mu_) = 0;  // sequence number of in_flight_events_.front()

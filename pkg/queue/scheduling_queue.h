@@ -81,12 +81,6 @@ struct QueueOptions {
   std::map<std::string, QueueProfile, std::less<>> profiles;
   // Borrowed; null: no metrics.
   QueueMetricsRecorder* metrics = nullptr;
-  // true (upstream SchedulerQueueingHints): a failed pod's fate is decided by replaying
-  // the events that arrived during its attempt through the rejecting plugins' hints.
-  // false: upstream's rule with the gate off (scheduling_queue.go,
-  // addUnschedulableWithoutQueueingHint) - any move request since the pod's cycle started
-  // (moveRequestCycle >= podSchedulingCycle) sends it to backoffQ.
-  bool queueing_hints = true;
   // Today's upstream (SchedulerPopFromBackoffQ, on by default since 1.33): when activeQ
   // is empty, Pop takes the backoffQ pod whose backoff ends first instead of idling
   // until it ends. Pods backing off after an error (not a rejection) still wait.
