@@ -386,7 +386,7 @@ void PriorityQueue::Activate(std::span<const api::PodPtr> pods) {
   if (activated) cv_.notify_all();
 }
 
-Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, int64_t /*pod_scheduling_cycle*/) {
+Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr info) {
   MutexLock lock(mu_);
   std::string id = IdOf(info->pod());
   if (Entry* existing = Find(info->Key())) {

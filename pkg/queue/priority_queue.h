@@ -33,8 +33,7 @@ class PriorityQueue final : public SchedulingQueue {
 
   Status Add(api::PodPtr pod) override EXCLUDES(mu_);
   void Activate(std::span<const api::PodPtr> pods) override EXCLUDES(mu_);
-  Status AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, int64_t pod_scheduling_cycle) override
-      EXCLUDES(mu_);
+  Status AddUnschedulableIfNotPresent(QueuedPodInfoPtr info) override EXCLUDES(mu_);
   int64_t SchedulingCycle() const override EXCLUDES(mu_);
   QueuedPodInfoPtr Pop() override EXCLUDES(mu_);
   void Done(const api::Pod& pod) override EXCLUDES(mu_);

@@ -37,13 +37,12 @@ class PriorityQueueTest : public ::testing::Test {
     }
     return info;
   }
-  // Adds, pops and fails a pod with `rejectors`; returns the cycle it was popped in.
+  // Adds, pops and fails a pod with `rejectors`.
   void AddPopFail(const std::string& name, PluginSet rejectors) {
     ASSERT_TRUE(q_->Add(MakePod(name)).ok());
     QueuedPodInfoPtr info = PopName(name);
-    int64_t cycle = q_->SchedulingCycle();
     info->unschedulable_plugins = std::move(rejectors);
-    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), cycle).ok());
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
   }
   SubQueue Where(const std::string& name) { return q_->Where("default/" + name); }
 
@@ -82,8 +81,7 @@ TEST_F(PriorityQueueTest, QueuedPodsSaysWhereEachPodIs) {
   EXPECT_FALSE(q_->QueuedPod("default/nope").has_value());
 
   // Back from its attempt into backoffQ: listed once, with the backoff's end.
-  int64_t cycle = q_->SchedulingCycle();
-  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(popped), cycle).ok());  // no plugin: an error
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(popped)).ok());  // no plugin: an error
   auto back = q_->QueuedPod("default/popped");
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->queue, "backoffQ");
@@ -119,7 +117,7 @@ TEST_F(PriorityQueueTest, PopIncrementsAttemptsAndCycle) {
   EXPECT_EQ(info->attempts, 1);
   EXPECT_EQ(q_->SchedulingCycle(), 1);
   info->unschedulable_plugins = {"Fit"};
-  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 1).ok());
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
   q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd);
   clock_.Advance(seconds(2));
   q_->FlushBackoffQCompleted();
@@ -160,10 +158,9 @@ TEST_F(PriorityQueueTest, InFlightEventsDecideBackoffOrUnschedulable) {
     PopName("other");  // cycle 1, stays in flight: events are recorded from here on
     if (c.move_before_pop) q_->MoveAllToActiveOrBackoffQueue(c.event);
     auto info = PopName("p");  // cycle 2
-    int64_t cycle = q_->SchedulingCycle();
     if (c.move_during_attempt) q_->MoveAllToActiveOrBackoffQueue(c.event);
     info->unschedulable_plugins = c.rejectors;
-    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), cycle).ok());
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
     EXPECT_EQ(Where("p"), c.want) << c.name;
   }
 }
@@ -183,20 +180,20 @@ TEST_F(PriorityQueueTest, AddUnschedulableRejectsQueuedPod) {
        [](PriorityQueue& q, FakeClock&) {
          auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p"));
          info->unschedulable_plugins = {"Fit"};
-         ASSERT_TRUE(q.AddUnschedulableIfNotPresent(std::move(info), 5).ok());
+         ASSERT_TRUE(q.AddUnschedulableIfNotPresent(std::move(info)).ok());
        },
        "Pod default/p is already present in the unschedulable queue"},
       {"in backoffQ",
        [](PriorityQueue& q, FakeClock&) {
          auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p"));
-         ASSERT_TRUE(q.AddUnschedulableIfNotPresent(std::move(info), 5).ok());  // error → backoff
+         ASSERT_TRUE(q.AddUnschedulableIfNotPresent(std::move(info)).ok());  // error → backoff
        },
        "Pod default/p is already present in the backoff queue"},
   };
   for (const Case& c : cases) {
     Make();
     c.setup(*q_, clock_);
-    Status s = q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("p")), 0);
+    Status s = q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("p")));
     EXPECT_EQ(s.code(), StatusCode::kAlreadyExists) << c.name;
     EXPECT_EQ(s.message(), c.message) << c.name;
     EXPECT_EQ(q_->Len(), 1u) << c.name;  // never duplicated
@@ -217,7 +214,7 @@ TEST_F(PriorityQueueTest, BackoffFromRefreshedTimestamp) {
     clock_.Advance(seconds(100));
     auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p"));
     info->attempts = c.attempts;  // no rejectors: straight to backoffQ
-    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
     ASSERT_EQ(Where("p"), SubQueue::kBackoff);
     clock_.Advance(c.backoff - std::chrono::milliseconds(1));
     q_->FlushBackoffQCompleted();
@@ -237,7 +234,7 @@ TEST_F(PriorityQueueTest, FlushBackoffMovesOnlyExpired) {
   for (int i = 1; i <= 4; ++i) {
     auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p" + std::to_string(i)));
     info->attempts = i;  // backoff 1s, 2s, 4s, 8s
-    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
   }
   clock_.Advance(seconds(4));
   q_->FlushBackoffQCompleted();
@@ -268,7 +265,7 @@ TEST_F(PriorityQueueTest, FlushUnschedulableLeftover) {
     auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p"));
     info->attempts = c.attempts;
     info->unschedulable_plugins = {"Fit"};
-    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
     ASSERT_EQ(Where("p"), SubQueue::kUnschedulable);
     clock_.Advance(c.wait);
     q_->FlushUnschedulablePodsLeftover();
@@ -387,7 +384,7 @@ TEST_F(PriorityQueueTest, DeleteFromEverySubQueue) {
     } else {
       auto info = std::make_unique<framework::QueuedPodInfo>(pod);
       if (where == SubQueue::kUnschedulable) info->unschedulable_plugins = {"Fit"};
-      ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+      ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
     }
     ASSERT_EQ(Where("p"), where);
     EXPECT_EQ(q_->nominator().NominatedPodsForNode("n1").size(), 1u);
@@ -403,7 +400,7 @@ TEST_F(PriorityQueueTest, DeleteFromEverySubQueue) {
 TEST_F(PriorityQueueTest, ActivateMovesFromBackoffAndUnschedulable) {
   Make();
   AddPopFail("u", {"Fit"});
-  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("b")), 0).ok());
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("b"))).ok());
   ASSERT_EQ(Where("b"), SubQueue::kBackoff);
   api::PodPtr pods[] = {MakePod("u"), MakePod("b"), MakePod("unknown")};
   q_->Activate(pods);
@@ -426,7 +423,7 @@ TEST_F(PriorityQueueTest, AssignedPodAddedMovesAffinityMatches) {
     ASSERT_TRUE(q_->Add(pod).ok());
     auto info = q_->Pop();
     info->unschedulable_plugins = {"InterPodAffinity"};  // not in the map → Legacy-free
-    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), q_->SchedulingCycle()).ok());
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
   }
   clock_.Advance(seconds(2));
   auto db = MakePod("db", 0, [](api::Pod& p) {
@@ -454,7 +451,7 @@ TEST_F(PriorityQueueTest, AssignedPodAddedMovesAffinityMatches) {
     ASSERT_TRUE(q_->Add(pod).ok());
     auto info = q_->Pop();
     info->unschedulable_plugins = {"InterPodAffinity"};
-    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), q_->SchedulingCycle()).ok());
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
   }
   clock_.Advance(seconds(2));
   q_->AssignedPodAdded(db);
@@ -490,10 +487,10 @@ TEST_F(PriorityQueueTest, PopReturnsNullAfterClose) {
 // flush thread delivers the pod.
 TEST_F(PriorityQueueTest, RunFlushesOnTheInjectedClock) {
   Make();
-  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("b")), 0).ok());
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("b"))).ok());
   auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("u"));
   info->unschedulable_plugins = {"Fit"};
-  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
   q_->Run();
   ASSERT_TRUE(clock_.WaitForSleepers(2));
   clock_.Advance(seconds(1));

@@ -100,9 +100,10 @@ class SchedulingQueue {
   virtual void Activate(std::span<const api::PodPtr> pods) = 0;
   // Returns a pod whose attempt failed (info->unschedulable_plugins / pending_plugins
   // say who rejected it; both empty for an internal error) and ends its in-flight
-  // tracking. `pod_scheduling_cycle` is SchedulingCycle() read when it was popped.
+  // tracking. Upstream also takes the pod's scheduling cycle, which only its queue
+  // without hints reads; ksched has no such queue.
   // Fails with kAlreadyExists if the pod is already queued (the info is dropped).
-  virtual Status AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, int64_t pod_scheduling_cycle) = 0;
+  virtual Status AddUnschedulableIfNotPresent(QueuedPodInfoPtr info) = 0;
   // Incremented by every Pop.
   virtual int64_t SchedulingCycle() const = 0;
   // Blocks until activeQ has a pod; returns it (attempts incremented, rejecting plugins
