@@ -422,11 +422,6 @@ void PriorityQueue::Done(const api::Pod& pod) {
   in_flight_.End(IdOf(pod));
 }
 
-void PriorityQueue::Done(std::string_view uid_or_key) {
-  MutexLock lock(mu_);
-  in_flight_.End(std::string(uid_or_key));
-}
-
 Status PriorityQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
   MutexLock lock(mu_);
   const api::Pod& old_ref = old_pod ? *old_pod : *new_pod;

@@ -36,7 +36,6 @@ class PriorityQueue final : public SchedulingQueue {
   int64_t SchedulingCycle() const override EXCLUDES(mu_);
   QueuedPodInfoPtr Pop() override EXCLUDES(mu_);
   void Done(const api::Pod& pod) override EXCLUDES(mu_);
-  void Done(std::string_view uid_or_key) override EXCLUDES(mu_);
   Status Update(const api::PodPtr& old_pod, api::PodPtr new_pod) override EXCLUDES(mu_);
   void Delete(const api::Pod& pod) override EXCLUDES(mu_);
   // Same defaults as the interface (callers through PriorityQueue see them too).

@@ -111,8 +111,6 @@ class SchedulingQueue {
   virtual QueuedPodInfoPtr Pop() = 0;
   // Ends in-flight tracking of a popped pod that will not come back (bound, deleted).
   virtual void Done(const api::Pod& pod) = 0;
-  // Same, by UID (or namespace/name for a pod without UID).
-  virtual void Done(std::string_view uid_or_key) = 0;
   // An update of an unscheduled pod: in place if in activeQ/backoffQ; out of
   // unschedulablePods if the change may help; recorded for replay if in flight;
   // added to activeQ if not queued at all.
