@@ -85,9 +85,8 @@ void BM_AddUnschedulableIfNotPresent(benchmark::State& state) {
       infos.back()->unschedulable_plugins = {"Fit"};
     }
     for (int i = 0; i < 3; ++i) q.MoveAllToActiveOrBackoffQueue(framework::kPvcAdd);
-    int64_t cycle = q.SchedulingCycle();
     state.ResumeTiming();
-    for (auto& info : infos) (void)q.AddUnschedulableIfNotPresent(std::move(info), cycle);
+    for (auto& info : infos) (void)q.AddUnschedulableIfNotPresent(std::move(info));
     state.PauseTiming();
     for (const auto& p : pods) q.Delete(*p);
     state.ResumeTiming();
@@ -117,7 +116,7 @@ void BM_MoveAll100k(benchmark::State& state) {
       auto info = std::make_unique<framework::QueuedPodInfo>(p);
       info->attempts = 1;
       info->unschedulable_plugins = {"Fit"};
-      (void)q->AddUnschedulableIfNotPresent(std::move(info), 0);
+      (void)q->AddUnschedulableIfNotPresent(std::move(info));
     }
     if (mode != 1) clock.Advance(std::chrono::seconds(20));
     state.ResumeTiming();

@@ -88,7 +88,7 @@ bool AffinityTermMatches(const api::Pod& pending, const api::Pod& assigned) {
   return false;
 }
 
-bool CrossTopologyCandidate(const framework::QueuedPodInfo& pending, const api::Pod& assigned, bool hints) {
+bool CrossTopologyCandidate(const framework::QueuedPodInfo& pending, const api::Pod& assigned) {
   // The plugins' names, as upstream's queue imports them.
   constexpr std::string_view kPodTopologySpread = "PodTopologySpread";
   constexpr std::string_view kInterPodAffinity = "InterPodAffinity";
@@ -96,7 +96,7 @@ bool CrossTopologyCandidate(const framework::QueuedPodInfo& pending, const api::
   if (rejected.contains(kPodTopologySpread) && pending.pod().metadata.namespace_ == assigned.metadata.namespace_) {
     return true;
   }
-  return (hints && rejected.contains(kInterPodAffinity)) || AffinityTermMatches(pending.pod(), assigned);
+  return rejected.contains(kInterPodAffinity) || AffinityTermMatches(pending.pod(), assigned);
 }
 
 }  // namespace ksched::queue

@@ -19,11 +19,11 @@ bool AffinityTermMatches(const api::Pod& pending, const api::Pod& assigned);
 // Whether an assigned pod's add or update may help `pending` (upstream
 // getUnschedulablePodsWithCrossTopologyTerm in scheduling_queue.go): `pending` has a
 // required affinity term `assigned` matches, or was rejected by PodTopologySpread and is
-// in `assigned`'s namespace. With `hints` (queueing hints on), ksched also lets through
-// pods rejected by InterPodAffinity, so the plugin's queueing hint can requeue a pod whose
-// blocker was relabelled (upstream leaves that to the periodic flush); without hints that
-// would requeue every such pod on every pod event.
-bool CrossTopologyCandidate(const framework::QueuedPodInfo& pending, const api::Pod& assigned, bool hints);
+// in `assigned`'s namespace. ksched also lets through pods rejected by InterPodAffinity,
+// so the plugin's queueing hint can requeue a pod whose blocker was relabelled (upstream
+// leaves that to the periodic flush); the hint, not this filter, keeps such a pod from
+// being requeued on every pod event.
+bool CrossTopologyCandidate(const framework::QueuedPodInfo& pending, const api::Pod& assigned);
 
 // Label selector semantics: an empty selector matches everything.
 bool SelectorMatches(const api::LabelSelector& selector, const api::StringMap& labels);

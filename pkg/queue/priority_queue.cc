@@ -245,58 +245,27 @@ PriorityQueue::Strategy PriorityQueue::WorthRequeuing(const QueuedPodInfo& info,
 }
 
 PriorityQueue::Strategy PriorityQueue::ReplayInFlightEvents(const QueuedPodInfo& info, const std::string& id) {
-  auto marker = in_flight_pods_.find(id);
-  if (marker == in_flight_pods_.end()) return Strategy::kSkip;
   const ClusterEventMap& map = ProfileFor(info.pod()).cluster_event_map;
   std::vector<const RegisteredHint*> hints;
   Strategy result = Strategy::kSkip;
-  for (uint64_t seq = std::max(marker->second.start, first_event_seq_);
-       seq < first_event_seq_ + in_flight_events_.size(); ++seq) {
-    const InFlightEvent* it = &in_flight_events_[seq - first_event_seq_];
-    if (!it->target.empty() && it->target != id) continue;
-    if (it->force_activate) return Strategy::kImmediately;
+  // A pod not in flight has no events: it stays unschedulable until the next one.
+  for (const InFlightEvent& e : in_flight_.EventsOf(id)) {
+    if (e.force_activate) return Strategy::kImmediately;
     hints.clear();
-    map.MatchingHints(it->event, &hints);
-    switch (WorthRequeuing(info, it->event, hints, it->old_obj.get(), it->new_obj.get())) {
+    map.MatchingHints(e.event, &hints);
+    switch (WorthRequeuing(info, e.event, hints, e.old_obj.get(), e.new_obj.get())) {
       case Strategy::kSkip:
         break;
       case Strategy::kImmediately:
         return Strategy::kImmediately;
       case Strategy::kAfterBackoff:
+        // A pending plugin may still say "immediately" on a later event.
         if (info.pending_plugins.empty()) return Strategy::kAfterBackoff;
         result = Strategy::kAfterBackoff;
         break;
     }
   }
   return result;
-}
-
-void PriorityQueue::RecordInFlightEvent(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj,
-                                        std::shared_ptr<const void> new_obj, std::string target,
-                                        bool force_activate) {
-  if (!options_.queueing_hints || in_flight_pods_.empty()) return;
-  if (!target.empty() && !in_flight_pods_.contains(target)) return;
-  in_flight_events_.push_back(InFlightEvent{.event = event,
-                                        .old_obj = std::move(old_obj),
-                                        .new_obj = std::move(new_obj),
-                                        .target = std::move(target),
-                                        .force_activate = force_activate});
-}
-
-void PriorityQueue::DoneLocked(const std::string& id) {
-  auto it = in_flight_pods_.find(id);
-  if (it == in_flight_pods_.end()) return;
-  auto start = in_flight_starts_.find(it->second.start);
-  in_flight_pods_.erase(it);
-  if (--start->second > 0) return;
-  in_flight_starts_.erase(start);
-  // Events older than the oldest in-flight pod's start can no longer matter to anyone.
-  uint64_t keep_from = in_flight_starts_.empty() ? first_event_seq_ + in_flight_events_.size()
-                                                 : in_flight_starts_.begin()->first;
-  while (first_event_seq_ < keep_from && !in_flight_events_.empty()) {
-    in_flight_events_.pop_front();
-    ++first_event_seq_;
-  }
 }
 
 const std::vector<const RegisteredHint*>& PriorityQueue::HintCache::For(const QueueProfile& profile,
@@ -332,13 +301,12 @@ void PriorityQueue::MovePods(const std::vector<Entry*>& entries, const framework
     Detach(e);
     if (Requeue(e, s, event.label, now) == SubQueue::kActive) activated = true;
   }
-  move_request_cycle_ = scheduling_cycle_;
   if (activated) cv_.notify_all();
 }
 
 void PriorityQueue::MoveAllLocked(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj,
                                   std::shared_ptr<const void> new_obj, const PreEnqueueCheck& pre_check) {
-  // No plugin cares: skip the scan (and leave moveRequestCycle alone).
+  // No plugin cares: skip the scan, and record nothing for in-flight pods.
   if (!AnyProfileInterested(event)) return;
   std::vector<Entry*> entries;
   entries.reserve(unschedulable_.size());
@@ -346,7 +314,7 @@ void PriorityQueue::MoveAllLocked(const framework::ClusterEvent& event, std::sha
     if (!pre_check || pre_check(e->info->pod())) entries.push_back(e);
   }
   MovePods(entries, event, old_obj.get(), new_obj.get());
-  RecordInFlightEvent(event, std::move(old_obj), std::move(new_obj), {}, false);
+  in_flight_.Record(event, std::move(old_obj), std::move(new_obj), {}, false);
 }
 
 // ---- public API -----------------------------------------------------------------------
@@ -374,7 +342,7 @@ void PriorityQueue::Activate(std::span<const api::PodPtr> pods) {
     Entry* e = Find(pod->Key());
     if (e == nullptr) {
       // In flight: make its coming back go straight to activeQ.
-      RecordInFlightEvent(framework::kForceActivate, nullptr, pod, IdOf(*pod), true);
+      in_flight_.Record(framework::kForceActivate, nullptr, pod, IdOf(*pod), true);
       continue;
     }
     if (e->where == SubQueue::kActive) continue;
@@ -387,11 +355,11 @@ void PriorityQueue::Activate(std::span<const api::PodPtr> pods) {
   if (activated) cv_.notify_all();
 }
 
-Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, int64_t pod_scheduling_cycle) {
+Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr info) {
   MutexLock lock(mu_);
   std::string id = IdOf(info->pod());
   if (Entry* existing = Find(info->Key())) {
-    DoneLocked(id);
+    in_flight_.End(id);
     return Status(StatusCode::kAlreadyExists, "Pod " + info->Key() + " is already present in the " +
                                                   std::string(SubQueueName(existing->where)) + " queue");
   }
@@ -402,13 +370,13 @@ Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, int64_
   if (info->unschedulable_plugins.empty() && info->pending_plugins.empty()) {
     // An internal error, not a rejection: no event will "fix" it, so retry after backoff.
     s = Strategy::kAfterBackoff;
-  } else if (options_.queueing_hints && in_flight_pods_.contains(id)) {
-    s = ReplayInFlightEvents(*info, id);
   } else {
-    // A move request during this pod's attempt may have made it schedulable.
-    s = move_request_cycle_ >= pod_scheduling_cycle ? Strategy::kAfterBackoff : Strategy::kSkip;
+    // The events seen during its attempt decide, through the rejecting plugins' hints
+    // (upstream determineSchedulingHintForInFlightPod). A pod the queue never popped has
+    // no recorded events: it waits for the next one (or the leftover flush).
+    s = ReplayInFlightEvents(*info, id);
   }
-  DoneLocked(id);
+  in_flight_.End(id);
 
   Entry* e = Insert(std::move(info));
   SubQueue q = Requeue(e, s, kScheduleAttemptFailure, now);
@@ -442,27 +410,16 @@ QueuedPodInfoPtr PriorityQueue::Pop() {
   // The next failure records its own rejectors.
   info->unschedulable_plugins.clear();
   info->pending_plugins.clear();
-  std::string id = IdOf(info->pod());
-  DoneLocked(id);  // a stale marker for the same pod would shadow this attempt's events
-  // Starts are non-decreasing, so the new one is always at the end of the map.
-  uint64_t start = first_event_seq_ + in_flight_events_.size();
-  in_flight_starts_.emplace_hint(in_flight_starts_.end(), start, 0)->second++;
-  in_flight_pods_.emplace(std::move(id), InFlightPod{.start = start,
-                                                     .pod = info->pod_ptr(),
-                                                     .attempts = info->attempts,
-                                                     .initial_attempt_timestamp = info->initial_attempt_timestamp,
-                                                     .popped_at = clock_.Now()});
+  in_flight_.Start(IdOf(info->pod()), InFlightPod{.pod = info->pod_ptr(),
+                                                   .attempts = info->attempts,
+                                                   .initial_attempt_timestamp = info->initial_attempt_timestamp,
+                                                   .popped_at = clock_.Now()});
   return info;
 }
 
 void PriorityQueue::Done(const api::Pod& pod) {
   MutexLock lock(mu_);
-  DoneLocked(IdOf(pod));
-}
-
-void PriorityQueue::Done(std::string_view uid_or_key) {
-  MutexLock lock(mu_);
-  DoneLocked(std::string(uid_or_key));
+  in_flight_.End(IdOf(pod));
 }
 
 Status PriorityQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
@@ -471,15 +428,11 @@ Status PriorityQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
   Entry* e = Find(new_pod->Key());
   if (e == nullptr) {
     std::string id = IdOf(*new_pod);
-    if (in_flight_pods_.contains(id)) {
+    if (in_flight_.Tracking(id)) {
       // Being scheduled: re-adding it would schedule it twice (kubernetes#118226).
       // Remember the update; it is replayed if this attempt fails.
       nominator_.UpdateNominatedPod(old_ref, new_pod);
-      if (options_.queueing_hints) {
-        RecordInFlightEvent(framework::kUnscheduledPodUpdate, old_pod, new_pod, id, false);
-      } else {
-        move_request_cycle_ = scheduling_cycle_;
-      }
+      in_flight_.Record(framework::kUnscheduledPodUpdate, old_pod, new_pod, id, false);
       return Status::OK();
     }
     // Not queued at all (e.g. its add was missed): treat as new.
@@ -510,12 +463,11 @@ Status PriorityQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
   bool changed = !old_pod || PodSchedulingPropertiesChanged(*old_pod, *new_pod);
   e->info->pod_info.Update(new_pod);
   if (!changed) return Status::OK();
-  Strategy s = Strategy::kAfterBackoff;
-  if (options_.queueing_hints) {
-    std::vector<const RegisteredHint*> hints;
-    ProfileFor(*new_pod).cluster_event_map.MatchingHints(framework::kUnscheduledPodUpdate, &hints);
-    s = WorthRequeuing(*e->info, framework::kUnscheduledPodUpdate, hints, old_pod.get(), new_pod.get());
-  }
+  // Only the rejecting plugins' hints for the pod's own update can move it (upstream
+  // PriorityQueue.Update with SchedulerQueueingHints).
+  std::vector<const RegisteredHint*> hints;
+  ProfileFor(*new_pod).cluster_event_map.MatchingHints(framework::kUnscheduledPodUpdate, &hints);
+  Strategy s = WorthRequeuing(*e->info, framework::kUnscheduledPodUpdate, hints, old_pod.get(), new_pod.get());
   if (s == Strategy::kSkip) return Status::OK();
   Detach(e);
   if (Requeue(e, s, kPodUpdateEvent, clock_.Now()) == SubQueue::kActive) cv_.notify_one();
@@ -546,10 +498,10 @@ void PriorityQueue::AssignedPodEvent(const framework::ClusterEvent& event, const
   // or change; their plugins' hints decide.
   std::vector<Entry*> entries;
   for (Entry* e : unschedulable_) {
-    if (CrossTopologyCandidate(*e->info, *pod, options_.queueing_hints)) entries.push_back(e);
+    if (CrossTopologyCandidate(*e->info, *pod)) entries.push_back(e);
   }
   MovePods(entries, event, old_pod.get(), pod.get());
-  RecordInFlightEvent(event, old_pod, pod, {}, false);
+  in_flight_.Record(event, old_pod, pod, {}, false);
 }
 
 void PriorityQueue::AssignedPodAdded(const api::PodPtr& pod) {
@@ -676,9 +628,9 @@ QueuedPodState PriorityQueue::StateOf(const InFlightPod& p) {
 std::vector<QueuedPodState> PriorityQueue::QueuedPods() const {
   MutexLock lock(mu_);
   std::vector<QueuedPodState> out;
-  out.reserve(pods_.size() + in_flight_pods_.size());
+  out.reserve(pods_.size() + in_flight_.pods().size());
   for (const auto& [key, e] : pods_) out.push_back(StateOf(e));
-  for (const auto& [id, p] : in_flight_pods_) {
+  for (const auto& [id, p] : in_flight_.pods()) {
     // A pod that failed and is queued again is listed once, where it is now.
     if (!pods_.contains(p.pod->Key())) out.push_back(StateOf(p));
   }
@@ -688,7 +640,7 @@ std::vector<QueuedPodState> PriorityQueue::QueuedPods() const {
 std::optional<QueuedPodState> PriorityQueue::QueuedPod(std::string_view key) const {
   MutexLock lock(mu_);
   if (auto it = pods_.find(key); it != pods_.end()) return StateOf(it->second);
-  for (const auto& [id, p] : in_flight_pods_) {
+  for (const auto& [id, p] : in_flight_.pods()) {
     if (p.pod->Key() == key) return StateOf(p);
   }
   return std::nullopt;
@@ -696,17 +648,12 @@ std::optional<QueuedPodState> PriorityQueue::QueuedPod(std::string_view key) con
 
 size_t PriorityQueue::InFlightPods() const {
   MutexLock lock(mu_);
-  return in_flight_pods_.size();
+  return in_flight_.pods().size();
 }
 
 size_t PriorityQueue::InFlightEvents() const {
   MutexLock lock(mu_);
-  return in_flight_events_.size();
-}
-
-int64_t PriorityQueue::MoveRequestCycle() const {
-  MutexLock lock(mu_);
-  return move_request_cycle_;
+  return in_flight_.EventCount();
 }
 
 }  // namespace ksched::queue

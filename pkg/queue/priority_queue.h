@@ -4,8 +4,6 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <memory>
 #include <stop_token>
 #include <string>
@@ -15,6 +13,7 @@
 #include <vector>
 
 #include "pkg/queue/heap.h"
+#include "pkg/queue/in_flight_log.h"
 #include "pkg/queue/scheduling_queue.h"
 #include "pkg/util/mutex.h"
 #include "pkg/util/thread_annotations.h"
@@ -33,12 +32,10 @@ class PriorityQueue final : public SchedulingQueue {
 
   Status Add(api::PodPtr pod) override EXCLUDES(mu_);
   void Activate(std::span<const api::PodPtr> pods) override EXCLUDES(mu_);
-  Status AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, int64_t pod_scheduling_cycle) override
-      EXCLUDES(mu_);
+  Status AddUnschedulableIfNotPresent(QueuedPodInfoPtr info) override EXCLUDES(mu_);
   int64_t SchedulingCycle() const override EXCLUDES(mu_);
   QueuedPodInfoPtr Pop() override EXCLUDES(mu_);
   void Done(const api::Pod& pod) override EXCLUDES(mu_);
-  void Done(std::string_view uid_or_key) override EXCLUDES(mu_);
   Status Update(const api::PodPtr& old_pod, api::PodPtr new_pod) override EXCLUDES(mu_);
   void Delete(const api::Pod& pod) override EXCLUDES(mu_);
   // Same defaults as the interface (callers through PriorityQueue see them too).
@@ -69,7 +66,6 @@ class PriorityQueue final : public SchedulingQueue {
   SubQueue Where(std::string_view key) const EXCLUDES(mu_);
   size_t InFlightPods() const EXCLUDES(mu_);
   size_t InFlightEvents() const EXCLUDES(mu_);
-  int64_t MoveRequestCycle() const EXCLUDES(mu_);
 
  private:
   // One queued pod. Entries live in `pods_` (node-based, so addresses are stable); the
@@ -97,16 +93,6 @@ class PriorityQueue final : public SchedulingQueue {
     bool operator()(const Entry& a, const Entry& b) const { return a.backoff_expiry < b.backoff_expiry; }
   };
   enum class Strategy { kSkip, kAfterBackoff, kImmediately };
-  // An event received while some pod was in flight. Events get consecutive sequence
-  // numbers; a popped pod remembers the first sequence number after its pop, so its
-  // relevant events are exactly those from there on. Events older than every in-flight
-  // pod's start are dropped.
-  struct InFlightEvent {
-    framework::ClusterEvent event;
-    std::shared_ptr<const void> old_obj, new_obj;
-    std::string target;           // set: concerns only this pod (its own update, Activate)
-    bool force_activate = false;  // Activate() of the target: requeue it immediately
-  };
 
   // Matching hints per profile for one event, computed once per move request.
   struct HintCache {
@@ -114,14 +100,6 @@ class PriorityQueue final : public SchedulingQueue {
     std::vector<std::pair<const QueueProfile*, std::vector<const RegisteredHint*>>> entries;
   };
 
-  // A popped pod until it is done or back in the queue.
-  struct InFlightPod {
-    uint64_t start = 0;  // sequence number of the first event it must see
-    api::PodPtr pod;
-    int attempts = 0;
-    Clock::time_point initial_attempt_timestamp{};
-    Clock::time_point popped_at{};
-  };
   static std::string IdOf(const api::Pod& pod);
   QueuedPodState StateOf(const Entry& e) const;
   static QueuedPodState StateOf(const InFlightPod& p);
@@ -152,11 +130,7 @@ class PriorityQueue final : public SchedulingQueue {
                           std::span<const RegisteredHint* const> hints, const void* old_obj,
                           const void* new_obj) const REQUIRES(mu_);
   Strategy ReplayInFlightEvents(const framework::QueuedPodInfo& info, const std::string& id) REQUIRES(mu_);
-  void RecordInFlightEvent(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj,
-                           std::shared_ptr<const void> new_obj, std::string target, bool force_activate)
-      REQUIRES(mu_);
-  void DoneLocked(const std::string& id) REQUIRES(mu_);
-  // Moves the given unschedulable entries on `event`; updates moveRequestCycle.
+  // Moves the given unschedulable entries on `event`.
   void MovePods(const std::vector<Entry*>& entries, const framework::ClusterEvent& event, const void* old_obj,
                 const void* new_obj) REQUIRES(mu_);
   void MoveAllLocked(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj,
@@ -182,15 +156,9 @@ class PriorityQueue final : public SchedulingQueue {
   std::vector<Entry*> unschedulable_ GUARDED_BY(mu_);  // swap-remove via Entry::index
   size_t gated_ GUARDED_BY(mu_) = 0;
   int64_t scheduling_cycle_ GUARDED_BY(mu_) = 0;
-  // The cycle at the last move request; -1: none yet.
-  int64_t move_request_cycle_ GUARDED_BY(mu_) = -1;
   bool closed_ GUARDED_BY(mu_) = false;
-  std::deque<InFlightEvent> in_flight_events_ GUARDED_BY(mu_);
-  uint64_t first_event_seq_ GUARDED_BY(mu_) = 0;  // sequence number of in_flight_events_.front()
-  // In-flight pods by id.
-  std::unordered_map<std::string, InFlightPod> in_flight_pods_ GUARDED_BY(mu_);
-  // Start sequence -> number of in-flight pods with that start (begin() is the oldest).
-  std::map<uint64_t, size_t> in_flight_starts_ GUARDED_BY(mu_);
+  // Popped pods and the events they missed (not thread-safe itself: under mu_).
+  InFlightLog in_flight_ GUARDED_BY(mu_);
   std::vector<std::jthread> loops_ GUARDED_BY(mu_);
   std::stop_source stop_;
 };

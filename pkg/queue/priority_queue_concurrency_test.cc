@@ -32,8 +32,7 @@ TEST(PriorityQueueConcurrencyTest, ProducersConsumersNoLossNoDuplicates) {
       while (auto info = q.Pop()) {
         // Every third first attempt fails with an error and comes back through backoff.
         if (info->attempts == 1 && std::hash<std::string>()(info->Key()) % 3 == 0) {
-          int64_t cycle = q.SchedulingCycle();
-          ASSERT_TRUE(q.AddUnschedulableIfNotPresent(std::move(info), cycle).ok());
+          ASSERT_TRUE(q.AddUnschedulableIfNotPresent(std::move(info)).ok());
           continue;
         }
         q.Done(info->pod());

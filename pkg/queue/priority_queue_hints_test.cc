@@ -71,7 +71,7 @@ class QueueHintsTest : public ::testing::Test {
   Status Fail(QueuedPodInfoPtr info, PluginSet rejectors, PluginSet pending = {}) {
     info->unschedulable_plugins = std::move(rejectors);
     info->pending_plugins = std::move(pending);
-    return q_->AddUnschedulableIfNotPresent(std::move(info), q_->SchedulingCycle());
+    return q_->AddUnschedulableIfNotPresent(std::move(info));
   }
 
   FakeClock clock_;

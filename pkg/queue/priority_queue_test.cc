@@ -1,9 +1,12 @@
 // The PriorityQueue rules of upstream pkg/scheduler/internal/queue/scheduling_queue.go
-// (queueing hints off), one test per rule; each names the upstream function it follows.
+// (with SchedulerQueueingHints, the only mode ksched has), one test per rule; each names
+// the upstream function it follows. priority_queue_hints_test.cc covers the hints
+// themselves.
 #include "pkg/queue/priority_queue.h"
 
 #include <gtest/gtest.h>
 
+#include "pkg/queue/pod_matching.h"
 #include "pkg/queue/queue_test_util.h"
 #include "tests/fakes/fake_plugins.h"
 
@@ -19,10 +22,9 @@ using testing::WithChange;
 class PriorityQueueTest : public ::testing::Test {
  protected:
   // Fit registers Node Add/Update and Pod Delete; NodeAffinity registers Node Add/Update.
-  void Make(bool hints = false, std::function<void(QueueOptions&)> tweak = nullptr) {
+  void Make(std::function<void(QueueOptions&)> tweak = nullptr) {
     QueueOptions o;
     o.clock = &clock_;
-    o.queueing_hints = hints;
     framework::Plugin* plugins[] = {&fit_, &affinity_};
     o.cluster_event_map = ClusterEventMap::FromPlugins(plugins);
     if (tweak) tweak(o);
@@ -36,13 +38,12 @@ class PriorityQueueTest : public ::testing::Test {
     }
     return info;
   }
-  // Adds, pops and fails a pod with `rejectors`; returns the cycle it was popped in.
+  // Adds, pops and fails a pod with `rejectors`.
   void AddPopFail(const std::string& name, PluginSet rejectors) {
     ASSERT_TRUE(q_->Add(MakePod(name)).ok());
     QueuedPodInfoPtr info = PopName(name);
-    int64_t cycle = q_->SchedulingCycle();
     info->unschedulable_plugins = std::move(rejectors);
-    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), cycle).ok());
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
   }
   SubQueue Where(const std::string& name) { return q_->Where("default/" + name); }
 
@@ -57,7 +58,7 @@ class PriorityQueueTest : public ::testing::Test {
 
 // What /debug/pods shows: every pending pod where it is, in-flight ones as "scheduling".
 TEST_F(PriorityQueueTest, QueuedPodsSaysWhereEachPodIs) {
-  Make(/*hints=*/true);
+  Make();
   AddPopFail("parked", {"Fit"});
   ASSERT_TRUE(q_->Add(MakePod("waiting")).ok());
   ASSERT_TRUE(q_->Add(MakePod("popped", 100)).ok());
@@ -81,8 +82,7 @@ TEST_F(PriorityQueueTest, QueuedPodsSaysWhereEachPodIs) {
   EXPECT_FALSE(q_->QueuedPod("default/nope").has_value());
 
   // Back from its attempt into backoffQ: listed once, with the backoff's end.
-  int64_t cycle = q_->SchedulingCycle();
-  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(popped), cycle).ok());  // no plugin: an error
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(popped)).ok());  // no plugin: an error
   auto back = q_->QueuedPod("default/popped");
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->queue, "backoffQ");
@@ -118,7 +118,7 @@ TEST_F(PriorityQueueTest, PopIncrementsAttemptsAndCycle) {
   EXPECT_EQ(info->attempts, 1);
   EXPECT_EQ(q_->SchedulingCycle(), 1);
   info->unschedulable_plugins = {"Fit"};
-  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 1).ok());
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
   q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd);
   clock_.Advance(seconds(2));
   q_->FlushBackoffQCompleted();
@@ -129,31 +129,39 @@ TEST_F(PriorityQueueTest, PopIncrementsAttemptsAndCycle) {
   EXPECT_TRUE(info->unschedulable_plugins.empty());
 }
 
-// With queueing hints off, a failed pod goes to backoffQ if a move request arrived since its
-// cycle started (moveRequestCycle >= podSchedulingCycle), else to unschedulablePods
-// (upstream scheduling_queue.go, addUnschedulableWithoutQueueingHint).
-TEST_F(PriorityQueueTest, MoveRequestCycleDecidesBackoffOrUnschedulable) {
+// A failed pod goes to backoffQ if an event that arrived during its attempt may help it
+// (a rejecting plugin registered for it and its hint says Queue), else to
+// unschedulablePods (upstream scheduling_queue.go, AddUnschedulableIfNotPresent and
+// determineSchedulingHintForInFlightPod). The first three cases once tested the
+// moveRequestCycle rule of the queue without hints (addUnschedulableWithoutQueueingHint),
+// which ksched no longer has; the event replay gives the same answers there. The last case
+// is where the two differ: a move request for an event the rejector did not register for
+// used to send the pod to backoffQ, and now leaves it in unschedulablePods.
+TEST_F(PriorityQueueTest, InFlightEventsDecideBackoffOrUnschedulable) {
   struct Case {
     std::string name;
     bool move_before_pop, move_during_attempt;
+    PluginSet rejectors;
+    framework::ClusterEvent event;
     SubQueue want;
   };
   const Case cases[] = {
-      {"no move request", false, false, SubQueue::kUnschedulable},
-      {"move request during attempt", false, true, SubQueue::kBackoff},
-      {"move request before pop only", true, false, SubQueue::kUnschedulable},
+      {"no move request", false, false, {"Fit"}, framework::kNodeAdd, SubQueue::kUnschedulable},
+      {"move request during attempt", false, true, {"Fit"}, framework::kNodeAdd, SubQueue::kBackoff},
+      {"move request before pop only", true, false, {"Fit"}, framework::kNodeAdd, SubQueue::kUnschedulable},
+      {"move request during attempt, rejector not registered for it", false, true, {"NodeAffinity"},
+       framework::kAssignedPodDelete, SubQueue::kUnschedulable},
   };
   for (const Case& c : cases) {
-    Make(false);
+    Make();
     ASSERT_TRUE(q_->Add(MakePod("other")).ok());
     ASSERT_TRUE(q_->Add(MakePod("p", -1)).ok());
-    PopName("other");  // cycle 1
-    if (c.move_before_pop) q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd);
+    PopName("other");  // cycle 1, stays in flight: events are recorded from here on
+    if (c.move_before_pop) q_->MoveAllToActiveOrBackoffQueue(c.event);
     auto info = PopName("p");  // cycle 2
-    int64_t cycle = q_->SchedulingCycle();
-    if (c.move_during_attempt) q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd);
-    info->unschedulable_plugins = {"Fit"};
-    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), cycle).ok());
+    if (c.move_during_attempt) q_->MoveAllToActiveOrBackoffQueue(c.event);
+    info->unschedulable_plugins = c.rejectors;
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
     EXPECT_EQ(Where("p"), c.want) << c.name;
   }
 }
@@ -173,20 +181,20 @@ TEST_F(PriorityQueueTest, AddUnschedulableRejectsQueuedPod) {
        [](PriorityQueue& q, FakeClock&) {
          auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p"));
          info->unschedulable_plugins = {"Fit"};
-         ASSERT_TRUE(q.AddUnschedulableIfNotPresent(std::move(info), 5).ok());
+         ASSERT_TRUE(q.AddUnschedulableIfNotPresent(std::move(info)).ok());
        },
        "Pod default/p is already present in the unschedulable queue"},
       {"in backoffQ",
        [](PriorityQueue& q, FakeClock&) {
          auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p"));
-         ASSERT_TRUE(q.AddUnschedulableIfNotPresent(std::move(info), 5).ok());  // error → backoff
+         ASSERT_TRUE(q.AddUnschedulableIfNotPresent(std::move(info)).ok());  // error → backoff
        },
        "Pod default/p is already present in the backoff queue"},
   };
   for (const Case& c : cases) {
     Make();
     c.setup(*q_, clock_);
-    Status s = q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("p")), 0);
+    Status s = q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("p")));
     EXPECT_EQ(s.code(), StatusCode::kAlreadyExists) << c.name;
     EXPECT_EQ(s.message(), c.message) << c.name;
     EXPECT_EQ(q_->Len(), 1u) << c.name;  // never duplicated
@@ -207,7 +215,7 @@ TEST_F(PriorityQueueTest, BackoffFromRefreshedTimestamp) {
     clock_.Advance(seconds(100));
     auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p"));
     info->attempts = c.attempts;  // no rejectors: straight to backoffQ
-    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
     ASSERT_EQ(Where("p"), SubQueue::kBackoff);
     clock_.Advance(c.backoff - std::chrono::milliseconds(1));
     q_->FlushBackoffQCompleted();
@@ -227,7 +235,7 @@ TEST_F(PriorityQueueTest, FlushBackoffMovesOnlyExpired) {
   for (int i = 1; i <= 4; ++i) {
     auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p" + std::to_string(i)));
     info->attempts = i;  // backoff 1s, 2s, 4s, 8s
-    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
   }
   clock_.Advance(seconds(4));
   q_->FlushBackoffQCompleted();
@@ -254,11 +262,11 @@ TEST_F(PriorityQueueTest, FlushUnschedulableLeftover) {
        SubQueue::kBackoff},
   };
   for (const Case& c : cases) {
-    Make(false, [&](QueueOptions& o) { o.max_backoff = c.max_backoff; });
+    Make([&](QueueOptions& o) { o.max_backoff = c.max_backoff; });
     auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("p"));
     info->attempts = c.attempts;
     info->unschedulable_plugins = {"Fit"};
-    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
     ASSERT_EQ(Where("p"), SubQueue::kUnschedulable);
     clock_.Advance(c.wait);
     q_->FlushUnschedulablePodsLeftover();
@@ -296,8 +304,10 @@ TEST_F(PriorityQueueTest, MoveOnlyPodsRejectedByInterestedPlugins) {
 }
 
 // MoveAllToActiveOrBackoffQueue sends a pod still backing off (isPodBackingoff) to
-// backoffQ, others to activeQ; sets moveRequestCycle = schedulingCycle; preCheck filters
-// (upstream scheduling_queue.go, MoveAllToActiveOrBackoffQueue).
+// backoffQ, others to activeQ; preCheck filters (upstream scheduling_queue.go,
+// MoveAllToActiveOrBackoffQueue). This test once also checked that the move set
+// moveRequestCycle (queue without hints); with hints a move reaches only the pods in
+// flight, through the in-flight event log, and with none in flight nothing is recorded.
 TEST_F(PriorityQueueTest, MoveGoesToBackoffWhileBackingOff) {
   Make();
   AddPopFail("a", {"Fit"});
@@ -309,7 +319,7 @@ TEST_F(PriorityQueueTest, MoveGoesToBackoffWhileBackingOff) {
   EXPECT_EQ(Where("a"), SubQueue::kBackoff);
   EXPECT_EQ(Where("b"), SubQueue::kBackoff);
   EXPECT_EQ(Where("c"), SubQueue::kUnschedulable);
-  EXPECT_EQ(q_->MoveRequestCycle(), 3);
+  EXPECT_EQ(q_->InFlightEvents(), 0u);
   clock_.Advance(seconds(1));
   q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd);
   EXPECT_EQ(Where("c"), SubQueue::kActive);
@@ -319,9 +329,16 @@ TEST_F(PriorityQueueTest, MoveGoesToBackoffWhileBackingOff) {
 
 // Update (upstream scheduling_queue.go, PriorityQueue.Update and isPodUpdated): activeQ/
 // backoffQ update in place; an unschedulable pod moves only if more than its status
-// changed; unknown pods are added.
+// changed and a rejecting plugin's hint for the pod's own update (UnscheduledPodUpdate)
+// says Queue; unknown pods are added. Without hints any such change moved the pod; the
+// test now has its pod rejected by a plugin registered for pod updates, and checks that a
+// pod rejected only by Fit (no such registration) stays.
 TEST_F(PriorityQueueTest, Update) {
-  Make();
+  FakeEnqueuePlugin pod_update("PodUpdate", {{{framework::EventResource::kPod, framework::kUpdate, ""}, nullptr}});
+  Make([&](QueueOptions& o) {
+    framework::Plugin* plugins[] = {&fit_, &affinity_, &pod_update};
+    o.cluster_event_map = ClusterEventMap::FromPlugins(plugins);
+  });
   // activeQ: a priority bump re-sorts in place.
   auto a = MakePod("a", 1), b = MakePod("b", 2);
   ASSERT_TRUE(q_->Add(a).ok());
@@ -332,8 +349,13 @@ TEST_F(PriorityQueueTest, Update) {
   EXPECT_EQ(popped->pod().Priority(), 3);
   PopName("b");
 
+  // unschedulablePods: a change no rejector's hint is interested in leaves the pod there.
+  AddPopFail("f", {"Fit"});
+  auto f = MakePod("f");
+  ASSERT_TRUE(q_->Update(f, WithChange(f, [](api::Pod& p) { p.metadata.labels.Set("k", "v"); })).ok());
+  EXPECT_EQ(Where("f"), SubQueue::kUnschedulable);
   // unschedulablePods: status-only update stays; a spec change moves it.
-  AddPopFail("u", {"Fit"});
+  AddPopFail("u", {"PodUpdate"});
   auto u = MakePod("u");
   ASSERT_TRUE(q_->Update(u, WithChange(u, [](api::Pod& p) { p.status.phase = "Pending"; })).ok());
   EXPECT_EQ(Where("u"), SubQueue::kUnschedulable);
@@ -363,7 +385,7 @@ TEST_F(PriorityQueueTest, DeleteFromEverySubQueue) {
     } else {
       auto info = std::make_unique<framework::QueuedPodInfo>(pod);
       if (where == SubQueue::kUnschedulable) info->unschedulable_plugins = {"Fit"};
-      ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+      ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
     }
     ASSERT_EQ(Where("p"), where);
     EXPECT_EQ(q_->nominator().NominatedPodsForNode("n1").size(), 1u);
@@ -379,7 +401,7 @@ TEST_F(PriorityQueueTest, DeleteFromEverySubQueue) {
 TEST_F(PriorityQueueTest, ActivateMovesFromBackoffAndUnschedulable) {
   Make();
   AddPopFail("u", {"Fit"});
-  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("b")), 0).ok());
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("b"))).ok());
   ASSERT_EQ(Where("b"), SubQueue::kBackoff);
   api::PodPtr pods[] = {MakePod("u"), MakePod("b"), MakePod("unknown")};
   q_->Activate(pods);
@@ -402,7 +424,7 @@ TEST_F(PriorityQueueTest, AssignedPodAddedMovesAffinityMatches) {
     ASSERT_TRUE(q_->Add(pod).ok());
     auto info = q_->Pop();
     info->unschedulable_plugins = {"InterPodAffinity"};  // not in the map → Legacy-free
-    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), q_->SchedulingCycle()).ok());
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
   }
   clock_.Advance(seconds(2));
   auto db = MakePod("db", 0, [](api::Pod& p) {
@@ -412,15 +434,25 @@ TEST_F(PriorityQueueTest, AssignedPodAddedMovesAffinityMatches) {
   // InterPodAffinity is not registered: nothing moves.
   q_->AssignedPodAdded(db);
   EXPECT_EQ(Where("wants-db"), SubQueue::kUnschedulable);
-  // Registered for Pod/Add: only the matching pod moves.
-  FakeEnqueuePlugin ipa("InterPodAffinity", {{{framework::EventResource::kPod, framework::kAll, ""}, nullptr}});
+  // Registered for Pod/Add: only the matching pod moves. Every InterPodAffinity-rejected
+  // pod is a candidate (CrossTopologyCandidate), so the plugin's hint is what keeps
+  // "plain" where it is; this one queues on an affinity-term match, as the real plugin's
+  // does for these pods. (Without hints, a nil hint did here, the queue itself filtering
+  // on the affinity terms.)
+  framework::QueueingHintFn term_matches = [](const api::Pod& pending, const void*,
+                                              const void* new_obj) -> StatusOr<framework::QueueingHint> {
+    const auto* assigned = framework::ObjectAs<api::Pod>(new_obj);
+    if (assigned != nullptr && AffinityTermMatches(pending, *assigned)) return framework::QueueingHint::kQueue;
+    return framework::QueueingHint::kSkip;
+  };
+  FakeEnqueuePlugin ipa("InterPodAffinity", {{{framework::EventResource::kPod, framework::kAll, ""}, term_matches}});
   framework::Plugin* plugins[] = {&ipa};
-  Make(false, [&](QueueOptions& o) { o.cluster_event_map = ClusterEventMap::FromPlugins(plugins); });
+  Make([&](QueueOptions& o) { o.cluster_event_map = ClusterEventMap::FromPlugins(plugins); });
   for (auto pod : {wants_db, MakePod("plain")}) {
     ASSERT_TRUE(q_->Add(pod).ok());
     auto info = q_->Pop();
     info->unschedulable_plugins = {"InterPodAffinity"};
-    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), q_->SchedulingCycle()).ok());
+    ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
   }
   clock_.Advance(seconds(2));
   q_->AssignedPodAdded(db);
@@ -456,10 +488,10 @@ TEST_F(PriorityQueueTest, PopReturnsNullAfterClose) {
 // flush thread delivers the pod.
 TEST_F(PriorityQueueTest, RunFlushesOnTheInjectedClock) {
   Make();
-  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("b")), 0).ok());
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::make_unique<framework::QueuedPodInfo>(MakePod("b"))).ok());
   auto info = std::make_unique<framework::QueuedPodInfo>(MakePod("u"));
   info->unschedulable_plugins = {"Fit"};
-  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info), 0).ok());
+  ASSERT_TRUE(q_->AddUnschedulableIfNotPresent(std::move(info)).ok());
   q_->Run();
   ASSERT_TRUE(clock_.WaitForSleepers(2));
   clock_.Advance(seconds(1));

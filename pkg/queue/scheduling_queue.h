@@ -81,12 +81,6 @@ struct QueueOptions {
   std::map<std::string, QueueProfile, std::less<>> profiles;
   // Borrowed; null: no metrics.
   QueueMetricsRecorder* metrics = nullptr;
-  // true (upstream SchedulerQueueingHints): a failed pod's fate is decided by replaying
-  // the events that arrived during its attempt through the rejecting plugins' hints.
-  // false: upstream's rule with the gate off (scheduling_queue.go,
-  // addUnschedulableWithoutQueueingHint) - any move request since the pod's cycle started
-  // (moveRequestCycle >= podSchedulingCycle) sends it to backoffQ.
-  bool queueing_hints = true;
   // Today's upstream (SchedulerPopFromBackoffQ, on by default since 1.33): when activeQ
   // is empty, Pop takes the backoffQ pod whose backoff ends first instead of idling
   // until it ends. Pods backing off after an error (not a rejection) still wait.
@@ -106,9 +100,10 @@ class SchedulingQueue {
   virtual void Activate(std::span<const api::PodPtr> pods) = 0;
   // Returns a pod whose attempt failed (info->unschedulable_plugins / pending_plugins
   // say who rejected it; both empty for an internal error) and ends its in-flight
-  // tracking. `pod_scheduling_cycle` is SchedulingCycle() read when it was popped.
+  // tracking. Upstream also takes the pod's scheduling cycle, which only its queue
+  // without hints reads; ksched has no such queue.
   // Fails with kAlreadyExists if the pod is already queued (the info is dropped).
-  virtual Status AddUnschedulableIfNotPresent(QueuedPodInfoPtr info, int64_t pod_scheduling_cycle) = 0;
+  virtual Status AddUnschedulableIfNotPresent(QueuedPodInfoPtr info) = 0;
   // Incremented by every Pop.
   virtual int64_t SchedulingCycle() const = 0;
   // Blocks until activeQ has a pod; returns it (attempts incremented, rejecting plugins
@@ -116,8 +111,6 @@ class SchedulingQueue {
   virtual QueuedPodInfoPtr Pop() = 0;
   // Ends in-flight tracking of a popped pod that will not come back (bound, deleted).
   virtual void Done(const api::Pod& pod) = 0;
-  // Same, by UID (or namespace/name for a pod without UID).
-  virtual void Done(std::string_view uid_or_key) = 0;
   // An update of an unscheduled pod: in place if in activeQ/backoffQ; out of
   // unschedulablePods if the change may help; recorded for replay if in flight;
   // added to activeQ if not queued at all.

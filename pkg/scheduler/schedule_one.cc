@@ -15,7 +15,6 @@ using framework::runtime::ScheduleResult;
 // One attempt: the popped pod, its cycle state and, once assumed, where it goes.
 struct Scheduler::Attempt {
   queue::QueuedPodInfoPtr info;
-  int64_t cycle = 0;  // the queue's scheduling cycle when the pod was popped
   framework::runtime::Framework* fwk = nullptr;
   std::unique_ptr<framework::CycleState> state;
   api::PodPtr assumed;  // the pod with spec.nodeName set, once assumed
@@ -33,7 +32,6 @@ void Scheduler::ScheduleOne() {
   auto attempt = std::make_unique<Attempt>();
   attempt->info = queue_->Pop();
   if (!attempt->info) return;  // closed
-  attempt->cycle = queue_->SchedulingCycle();
   attempt->start = clock_.Now();
   const api::Pod& pod = attempt->pod();
 
@@ -313,7 +311,7 @@ void Scheduler::HandleFailure(Attempt& attempt, const framework::Status& status,
     info.pod_info.Update(current);
     // Recorded while the pod is still in flight, before the queue has it back.
     RecordFailure(attempt, status, fit_error, nomination, std::move(victims));
-    if (auto s = queue_->AddUnschedulableIfNotPresent(std::move(attempt.info), attempt.cycle); !s.ok())
+    if (auto s = queue_->AddUnschedulableIfNotPresent(std::move(attempt.info)); !s.ok())
       KLOG(ERROR) << "Error occurred while requeueing pod, pod=\"" << pod.Key() << "\": " << s.message();
     // After the requeue, as upstream's handleSchedulingFailure: the nomination stands
     // from now on, and filters count the pod on that node.

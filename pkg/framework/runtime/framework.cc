@@ -165,20 +165,6 @@ std::vector<Plugin*> Framework::RejectingPlugins() const {
   return out;
 }
 
-std::vector<PluginEvents> Framework::EventsToRegister() const {
-  std::vector<PluginEvents> out;
-  for (Plugin* p : RejectingPlugins()) {
-    PluginEvents pe{std::string(p->Name()), {}};
-    if (const auto* ext = dynamic_cast<const EnqueueExtensions*>(p)) {
-      pe.events = ext->EventsToRegister();
-    } else {
-      for (const ClusterEvent& e : kAllClusterEvents) pe.events.push_back(ClusterEventWithHint{e, nullptr});
-    }
-    out.push_back(std::move(pe));
-  }
-  return out;
-}
-
 bool Framework::RejectWaitingPod(std::string_view uid, std::string_view plugin, std::string_view message) {
   std::shared_ptr<WaitingPod> wp = waiting_pods_.Get(uid);
   if (wp == nullptr) return false;

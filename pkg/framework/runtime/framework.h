@@ -61,12 +61,6 @@ struct ScoreBreakdown {
   std::vector<std::vector<NodeScore>> scores;
 };
 
-// A plugin that can reject pods with the events that may make them schedulable again.
-struct PluginEvents {
-  std::string plugin;
-  std::vector<ClusterEventWithHint> events;
-};
-
 class Framework : public Handle {
  public:
   ~Framework() override;
@@ -93,9 +87,8 @@ class Framework : public Handle {
   LessFn QueueSortLess() const;
   const std::vector<PreEnqueuePlugin*>& PreEnqueuePlugins() const { return pre_enqueue_; }
   // Every plugin that can reject a pod (PreEnqueue, PreFilter, Filter, Reserve, Permit),
-  // once each, with its EventsToRegister() or, lacking EnqueueExtensions, every event.
-  std::vector<PluginEvents> EventsToRegister() const;
-  // The same plugins, for queue::ClusterEventMap::FromPlugins.
+  // once each, for queue::ClusterEventMap::FromPlugins (which reads their
+  // EventsToRegister(), or registers every event for a plugin without EnqueueExtensions).
   std::vector<Plugin*> RejectingPlugins() const;
 
   // ---- scheduling cycle ----

@@ -209,6 +209,83 @@ TEST(RunFilterPluginsWithNominatedPods, SecondPassWithoutNominatedPods) {
   EXPECT_EQ(s.Message(), "lonely");
 }
 
+// A PreFilter plugin with AddPod/RemovePod extensions that logs its calls; `pre_filter`
+// is what PreFilter returns (kSkip: the framework skips its extensions too), `extension`
+// what AddPod/RemovePod return.
+class FakePreFilterWithExtensions : public NamedPlugin, public PreFilterPlugin, public PreFilterExtensions {
+ public:
+  FakePreFilterWithExtensions(std::string name, CallLog* log, Status pre_filter = Status(), Status extension = Status())
+      : NamedPlugin(std::move(name)), log_(log), pre_filter_(std::move(pre_filter)), extension_(std::move(extension)) {}
+  Status PreFilter(CycleState&, const api::Pod&, PreFilterResult&) override { return pre_filter_; }
+  const PreFilterExtensions* Extensions() const override { return this; }
+  Status AddPod(CycleState&, const api::Pod&, const cache::PodEntry& pod, const cache::NodeInfo& node) const override {
+    log_->Add("AddPod:" + std::string(Name()) + ":" + pod.pod->metadata.name + "@" + node.name());
+    return extension_;
+  }
+  Status RemovePod(CycleState&, const api::Pod&, const cache::PodEntry& pod,
+                   const cache::NodeInfo& node) const override {
+    log_->Add("RemovePod:" + std::string(Name()) + ":" + pod.pod->metadata.name + "@" + node.name());
+    return extension_;
+  }
+
+ private:
+  CallLog* log_;
+  Status pre_filter_;
+  Status extension_;
+};
+
+// Preemption removes each victim from the PreFilter state through RemovePod (upstream
+// framework.go, RunPreFilterExtensionRemovePod, called from SelectVictimsOnNode): every
+// plugin with extensions runs, in order; plugins without extensions and plugins whose
+// PreFilter returned Skip are left out.
+TEST(RunPreFilterExtensionRemovePod, RunsEachExtensionInOrderExceptSkipped) {
+  CallLog log;
+  Registry registry = BaseRegistry();
+  Register(registry, std::make_unique<FakePreFilterWithExtensions>("A", &log));
+  Register(registry, std::make_unique<FakePreFilter>("NoExtensions", Status()));
+  Register(registry, std::make_unique<FakePreFilterWithExtensions>("Skipped", &log, Status(Code::kSkip)));
+  Register(registry, std::make_unique<FakePreFilterWithExtensions>("C", &log));
+  config::KubeSchedulerProfile profile = BaseProfile();
+  Enable(profile.plugins.pre_filter, {"A", "NoExtensions", "Skipped", "C"});
+  auto fw = Build(registry, profile);
+  cache::Snapshot snap = MakeSnapshot(1);
+  CycleState state;
+  auto pod = MakePod("p");
+  ASSERT_TRUE(fw->RunPreFilterPlugins(state, *pod).second.IsSuccess());
+  ASSERT_THAT(state.skip_filter_plugins, ElementsAre("Skipped"));
+
+  cache::PodEntry victim{.pod = MakePod("victim", 0, "node-0")};
+  Status s = fw->RunPreFilterExtensionRemovePod(state, *pod, victim, *snap.Get("node-0"));
+  EXPECT_TRUE(s.IsSuccess()) << s.ToString();
+  EXPECT_THAT(log.entries(), ElementsAre("RemovePod:A:victim@node-0", "RemovePod:C:victim@node-0"));
+}
+
+// A failing RemovePod stops the run and comes back as an error naming the plugin
+// (upstream: "running RemovePod on PreFilter plugin %q"), whatever code it returned.
+TEST(RunPreFilterExtensionRemovePod, FailureIsAnErrorNamingThePlugin) {
+  for (Status failure : {Status::Error("broken"), Status(Code::kUnschedulable, "broken")}) {
+    CallLog log;
+    Registry registry = BaseRegistry();
+    Register(registry, std::make_unique<FakePreFilterWithExtensions>("A", &log));
+    Register(registry, std::make_unique<FakePreFilterWithExtensions>("Bad", &log, Status(), failure));
+    Register(registry, std::make_unique<FakePreFilterWithExtensions>("After", &log));
+    config::KubeSchedulerProfile profile = BaseProfile();
+    Enable(profile.plugins.pre_filter, {"A", "Bad", "After"});
+    auto fw = Build(registry, profile);
+    cache::Snapshot snap = MakeSnapshot(1);
+    CycleState state;
+    auto pod = MakePod("p");
+    ASSERT_TRUE(fw->RunPreFilterPlugins(state, *pod).second.IsSuccess());
+
+    cache::PodEntry victim{.pod = MakePod("victim", 0, "node-0")};
+    Status s = fw->RunPreFilterExtensionRemovePod(state, *pod, victim, *snap.Get("node-0"));
+    EXPECT_EQ(s.code(), Code::kError) << failure.ToString();
+    EXPECT_EQ(s.plugin(), "Bad");
+    EXPECT_EQ(s.Message(), "running RemovePod on PreFilter plugin \"Bad\": broken");
+    EXPECT_THAT(log.entries(), ElementsAre("RemovePod:A:victim@node-0", "RemovePod:Bad:victim@node-0"));
+  }
+}
+
 // ---- score ----
 
 TEST(RunScorePlugins, NormalizesThenWeights) {

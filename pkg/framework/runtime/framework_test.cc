@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "pkg/framework/runtime/runtime_test_util.h"
+#include "pkg/queue/events.h"
 
 namespace ksched::framework::runtime {
 namespace {
@@ -123,7 +124,10 @@ TEST(NewFramework, PercentageOfNodesToScoreProfileWins) {
   EXPECT_EQ((*own)->PercentageOfNodesToScore(), 70);
 }
 
-TEST(Framework, EventsToRegisterFallsBackToAllEvents) {
+// What the queue registers for a profile (the scheduler builds its ClusterEventMap from
+// RejectingPlugins(), as upstream's buildQueueingHintMap walks the enqueue extensions).
+// This once went through Framework::EventsToRegister, which nothing in production used.
+TEST(Framework, RejectingPluginsEventsFallBackToAllEvents) {
   Registry registry = BaseRegistry();
   registry["M"] = Once<MultiPlugin>(std::string("M"));
   registry["F"] = Once<FakeFilter>(std::string("F"), std::set<std::string>{}, Status());
@@ -137,15 +141,18 @@ TEST(Framework, EventsToRegisterFallsBackToAllEvents) {
   Enable(profile.plugins.score, {"S"});
   auto fw = NewFramework(registry, profile, {.parallelism = 1});
   ASSERT_TRUE(fw.ok()) << fw.status().ToString();
-  std::vector<PluginEvents> events = (*fw)->EventsToRegister();
+  std::vector<Plugin*> rejecting = (*fw)->RejectingPlugins();
   // Only plugins that can reject pods; the score-only plugin is not there.
-  ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(events[0].plugin, "M");
-  ASSERT_EQ(events[0].events.size(), 1u);
-  EXPECT_TRUE(events[0].events[0].event.SameRegistration(kNodeAdd));
-  EXPECT_EQ(events[1].plugin, "F");
-  EXPECT_EQ(events[1].events.size(), std::size(kAllClusterEvents));
-  EXPECT_EQ((*fw)->RejectingPlugins().size(), 2u);
+  ASSERT_EQ(rejecting.size(), 2u);
+  EXPECT_EQ(rejecting[0]->Name(), "M");
+  EXPECT_EQ(rejecting[1]->Name(), "F");
+  queue::ClusterEventMap events = queue::ClusterEventMap::FromPlugins(rejecting);
+  std::vector<ClusterEvent> m_events = events.EventsOf("M");
+  ASSERT_EQ(m_events.size(), 1u);
+  EXPECT_TRUE(m_events[0].SameRegistration(kNodeAdd));
+  // F has no EnqueueExtensions: every event may help it.
+  EXPECT_EQ(events.EventsOf("F").size(), std::size(kAllClusterEvents));
+  EXPECT_TRUE(events.EventsOf("S").empty());
 }
 
 TEST(Framework, QueueSortLessUsesThePlugin) {
