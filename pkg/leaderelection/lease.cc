@@ -155,13 +155,22 @@ StatusOr<LeaseObject> DecodeLease(std::string_view json) {
   return lease;
 }
 
-std::string EncodeNewLease(std::string_view ns, std::string_view name, const LeaseRecord& record) {
-  std::string out;
-  api::JsonWriter w(out);
+namespace {
+
+// The Lease object up to its metadata's value, which the caller writes next.
+void OpenLease(api::JsonWriter& w) {
   w.BeginObject();
   w.Field("apiVersion", "coordination.k8s.io/v1");
   w.Field("kind", "Lease");
   w.Key("metadata");
+}
+
+}  // namespace
+
+std::string EncodeNewLease(std::string_view ns, std::string_view name, const LeaseRecord& record) {
+  std::string out;
+  api::JsonWriter w(out);
+  OpenLease(w);
   w.BeginObject();
   w.Field("name", name);
   w.Field("namespace", ns);
@@ -174,10 +183,7 @@ std::string EncodeNewLease(std::string_view ns, std::string_view name, const Lea
 std::string EncodeLeaseUpdate(std::string_view raw_metadata, const LeaseRecord& record) {
   std::string out;
   api::JsonWriter w(out);
-  w.BeginObject();
-  w.Field("apiVersion", "coordination.k8s.io/v1");
-  w.Field("kind", "Lease");
-  w.Key("metadata");
+  OpenLease(w);
   w.Raw(raw_metadata);  // echoed as read, so the update carries its resourceVersion
   WriteSpec(w, record);
   w.EndObject();
