@@ -15,6 +15,7 @@
 #include "informers/h2_session.h"
 #include "informers/request_lanes.h"
 #include "pkg/util/mutex.h"
+#include "pkg/util/thread_annotations.h"
 #include "pkg/util/thread_name.h"
 
 namespace ksched::informers {
@@ -105,7 +106,7 @@ class CurlApiClient final : public ApiClient {
     return std::make_unique<CurlWatchStream>(this, std::move(state));
   }
 
-  void CancelWatch(const std::shared_ptr<WatchState>& state) {
+  void CancelWatch(const std::shared_ptr<WatchState>& state) EXCLUDES(mu_) {
     state->cancelled.store(true);
     { MutexLock wait_for_running_callback(state->cb_mu); }
     {
@@ -121,7 +122,7 @@ class CurlApiClient final : public ApiClient {
   // One wake-up per batch: a request submitted while an earlier wake-up is still
   // pending rides on it, and one submitted from a callback on the I/O thread (e.g. an
   // event after a bind) needs none, since the loop goes round again before it polls.
-  void Submit(std::unique_ptr<Transfer> t) {
+  void Submit(std::unique_ptr<Transfer> t) EXCLUDES(mu_) {
     t->max_body = options_.max_body_bytes;
     t->max_line = options_.max_watch_line_bytes;
     if (OnIoThread()) {
@@ -155,7 +156,7 @@ class CurlApiClient final : public ApiClient {
     Shutdown();
   }
 
-  void TakeIncoming() {
+  void TakeIncoming() EXCLUDES(mu_) {
     std::vector<std::unique_ptr<Transfer>> in;
     std::vector<uint64_t> cancels;
     {
