@@ -92,12 +92,12 @@ std::string UrlEncode(std::string_view s) {
   return out;
 }
 
-// Lines handed from the client's I/O thread to the informer thread.
+// Lines handed from the client's I/O thread to the informer thread, which the client's
+// callbacks wake through Informer::watch_wakeup_.
 struct LineQueue {
   explicit LineQueue(size_t limit) : max_bytes(limit) {}
   const size_t max_bytes;
   Mutex mu;
-  std::condition_variable_any cv;
   std::deque<std::string> lines GUARDED_BY(mu);
   size_t bytes GUARDED_BY(mu) = 0;
   // Set when a line arrived with `max_bytes` already buffered. That line and all later
@@ -199,6 +199,7 @@ bool Informer<T>::RelistAndWait(std::chrono::milliseconds timeout) {
     target = lists_started_ + 1;
   }
   relist_requested_.store(true);
+  watch_wakeup_->Notify();  // a reflector waiting on a quiet watch sees the request now
   ReaderMutexLock lock(store_mu_);
   return synced_cv_.wait_for(lock, timeout, [&]() REQUIRES_SHARED(store_mu_) { return last_completed_list_ >= target; });
 }
@@ -469,24 +470,29 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
   auto q = std::make_shared<LineQueue>(options_.max_buffered_watch_bytes);
   auto stream = client_.Watch({.path = WatchPath(dist(rng_))},
                               {.on_line =
-                                   [q](std::string_view line) {
-                                     MutexLock l(q->mu);
-                                     if (q->overflowed) return;
-                                     if (q->bytes > 0 && q->bytes + line.size() > q->max_bytes) {
-                                       q->overflowed = true;
-                                       q->cv.notify_one();
-                                       return;
+                                   [q, wakeup = watch_wakeup_](std::string_view line) {
+                                     {
+                                       MutexLock l(q->mu);
+                                       if (q->overflowed) return;
+                                       if (q->bytes > 0 && q->bytes + line.size() > q->max_bytes) {
+                                         q->overflowed = true;
+                                       } else {
+                                         q->bytes += line.size();
+                                         q->lines.emplace_back(line);
+                                       }
                                      }
-                                     q->bytes += line.size();
-                                     q->lines.emplace_back(line);
-                                     q->cv.notify_one();
+                                     wakeup->Notify();
                                    },
                                .on_close =
-                                   [q](Status s) {
-                                     MutexLock l(q->mu);
-                                     q->closed = std::move(s);
-                                     q->cv.notify_one();
+                                   [q, wakeup = watch_wakeup_](Status s) {
+                                     {
+                                       MutexLock l(q->mu);
+                                       q->closed = std::move(s);
+                                     }
+                                     wakeup->Notify();
                                    }});
+  // Stop() ends the wait below too (the callback runs at once if a stop came already).
+  std::stop_callback wake_on_stop(stop, [this] { watch_wakeup_->Notify(); });
   {
     WriterMutexLock lock(store_mu_);
     ++stats_.watches;
@@ -496,15 +502,14 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
   auto last_activity = started;
   int64_t events = 0;
   for (;;) {
+    // Armed before anything below is checked: a line, the end of the stream, a relist
+    // request or a stop that comes after the checks ends the sleep at the bottom.
+    std::stop_token woken = watch_wakeup_->Arm();
     std::deque<std::string> batch;
     std::optional<Status> closed;
     bool overflowed = false;
     {
       MutexLock l(q->mu);
-      // Wake at least every 100 ms to check the idle deadline on the injected clock.
-      q->cv.wait_for(l, stop, std::chrono::milliseconds(100), [&]() REQUIRES(q->mu) {
-        return !q->lines.empty() || q->closed || q->overflowed;
-      });
       batch.swap(q->lines);
       q->bytes = 0;
       if (batch.empty()) {
@@ -599,6 +604,10 @@ typename Informer<T>::WatchEnd Informer<T>::Watch(std::stop_token stop) {
       ++stats_.idle_restarts;
       return WatchEnd::kResume;
     }
+    // Nothing to do until a line, the stream's end, a relist request or a stop (each
+    // Notify()s), or the idle deadline on the injected clock: a FakeClock's Advance()
+    // past it restarts the watch without any real time passing.
+    if (batch.empty()) clock_.SleepUntil(last_activity + options_.idle_timeout, woken);
   }
 }
 

@@ -146,6 +146,9 @@ class Informer {
   int64_t lists_started_ GUARDED_BY(store_mu_) = 0;
   int64_t last_completed_list_ GUARDED_BY(store_mu_) = 0;
   std::atomic<bool> relist_requested_{false};
+  // Wakes the reflector thread waiting in Watch(): notified by the stream's callbacks
+  // (shared with them), RelistAndWait and Stop.
+  const std::shared_ptr<ClockWakeup> watch_wakeup_ = std::make_shared<ClockWakeup>();
   mutable std::condition_variable_any synced_cv_;
 
   // Reflector-thread state.

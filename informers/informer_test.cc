@@ -719,6 +719,10 @@ TEST(InformerTest, RelistAndWaitReadsFromEtcd) {
   inf.Start();
   ASSERT_TRUE(inf.WaitForSync(10s));
   ASSERT_TRUE(Eventually([&] { return inf.Stats().watches == 1; }));
+  // The watch has reached the server: the relist request now ends the reflector's wait
+  // at once (it no longer polls every 100 ms), and could otherwise cancel the watch
+  // before its request went out.
+  ASSERT_TRUE(Eventually([&] { return server.request_count() == 2; }));
   ASSERT_TRUE(inf.RelistAndWait(10s));
   EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "add b@8"}));
   EXPECT_EQ(inf.LastSyncResourceVersion(), "9");
@@ -726,6 +730,38 @@ TEST(InformerTest, RelistAndWaitReadsFromEtcd) {
   ASSERT_GE(reqs.size(), 3u);
   EXPECT_EQ(reqs[2].query["resourceVersion"], "");  // etcd, not the watch cache
   EXPECT_EQ(inf.Stats().relists_after_gone, 0);
+  server.Stop();
+}
+
+// The idle deadline is kept on the injected clock: a silent watch is restarted when a
+// FakeClock passes it, not after real time, and not a moment before.
+TEST(InformerTest, SilentWatchRestartsWhenTheInjectedClockPassesIdleTimeout) {
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    if (!req.query.count("watch")) {
+      w.Respond(200, NodeList({{"a", "1"}}, "5"));
+      return;
+    }
+    w.StartChunked(200);
+    server.WaitForStop(30s);  // never a byte
+  });
+  auto client = ClientFor(server);
+  FakeClock clock;
+  auto opts = FastOptions();
+  opts.clock = &clock;
+  opts.idle_timeout = 2min;
+  NodeInformer inf(*client, "/api/v1/nodes", opts);
+  inf.Start();
+  ASSERT_TRUE(inf.WaitForSync(10s));
+  ASSERT_TRUE(Eventually([&] { return server.request_count() == 2; }));  // the watch is open
+  ASSERT_TRUE(clock.WaitForSleepers(1));  // and the reflector waits on it
+  clock.Advance(2min - 1s);
+  ASSERT_TRUE(clock.WaitForSleepers(1));  // and still does
+  EXPECT_EQ(inf.Stats().idle_restarts, 0);
+  clock.Advance(1s);
+  ASSERT_TRUE(Eventually([&] { return inf.Stats().idle_restarts == 1 && inf.Stats().watches == 2; }));
+  ASSERT_TRUE(Eventually([&] { return server.request_count() >= 3; }));
+  EXPECT_EQ(server.requests()[2].query["resourceVersion"], "5");  // resumed, not relisted
+  EXPECT_EQ(inf.Stats().lists, 1);
   server.Stop();
 }
 

@@ -18,6 +18,23 @@ class SystemClock final : public Clock {
 
 }  // namespace
 
+std::stop_token ClockWakeup::Arm() {
+  MutexLock lock(mu_);
+  if (source_.stop_requested()) source_ = std::stop_source();
+  return source_.get_token();
+}
+
+void ClockWakeup::Notify() {
+  std::stop_source armed;
+  {
+    MutexLock lock(mu_);
+    armed = source_;
+  }
+  // Outside the lock: request_stop runs the sleeper's stop callback (a notify of the
+  // clock's condition variable) on this thread.
+  armed.request_stop();
+}
+
 Clock& RealClock() {
   static SystemClock clock;
   return clock;

@@ -31,6 +31,32 @@ class Clock {
   bool SleepFor(duration d, std::stop_token stop) { return SleepUntil(Now() + d, std::move(stop)); }
 };
 
+// Ends a Clock::SleepUntil early from another thread, as notify does for a condition
+// variable's wait: for a thread that waits for an event or a deadline on the injected
+// clock, so a FakeClock's Advance() ends the wait and tests never wait on real time.
+// The sleeper Arm()s before it checks what it waits for and then sleeps on the token it
+// got, so a Notify() that comes after the check is never lost:
+//
+//   for (;;) {
+//     std::stop_token woken = wakeup.Arm();
+//     if (/* the event happened */) break;
+//     clock.SleepUntil(deadline, woken);
+//   }
+//
+// Thread-safe. (The stop_source counterpart of the condition variable that
+// FakeClock::SleepUntil waits on; waiting_pods.cc uses one stop_source per wait alike.)
+class ClockWakeup {
+ public:
+  // Begins a wait: from now on, Notify() ends the SleepUntil given the returned token.
+  std::stop_token Arm() EXCLUDES(mu_);
+  // Ends the armed wait, or makes the next SleepUntil on the armed token return at once.
+  void Notify() EXCLUDES(mu_);
+
+ private:
+  Mutex mu_;
+  std::stop_source source_ GUARDED_BY(mu_);  // one per wait: a stop cannot be undone
+};
+
 // The process-wide real clock.
 Clock& RealClock();
 

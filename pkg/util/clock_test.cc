@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 namespace ksched {
@@ -37,6 +38,41 @@ TEST(FakeClockTest, WallTimeMovesWithMonotonicTime) {
   auto w = clock.WallNow();
   clock.Advance(90s);
   EXPECT_EQ(clock.WallNow() - w, std::chrono::duration_cast<Clock::wall_time::duration>(90s));
+}
+
+TEST(ClockWakeupTest, NotifyEndsArmedSleep) {
+  FakeClock clock;
+  ClockWakeup wakeup;
+  std::atomic<int> result{-1};
+  std::stop_token woken = wakeup.Arm();
+  std::jthread t([&] { result = clock.SleepFor(1h, woken) ? 1 : 0; });
+  ASSERT_TRUE(clock.WaitForSleepers(1));
+  wakeup.Notify();
+  t.join();
+  EXPECT_EQ(result, 0);
+}
+
+TEST(ClockWakeupTest, NotifyBeforeSleepIsNotLost) {
+  FakeClock clock;
+  ClockWakeup wakeup;
+  std::stop_token woken = wakeup.Arm();
+  wakeup.Notify();
+  EXPECT_FALSE(clock.SleepFor(1h, woken));
+}
+
+TEST(ClockWakeupTest, ArmAfterNotifyStartsAFreshWait) {
+  FakeClock clock;
+  ClockWakeup wakeup;
+  wakeup.Arm();
+  wakeup.Notify();  // ends the previous wait only
+  std::stop_token woken = wakeup.Arm();
+  EXPECT_FALSE(woken.stop_requested());
+  std::atomic<int> result{-1};
+  std::jthread t([&] { result = clock.SleepFor(10s, woken) ? 1 : 0; });
+  ASSERT_TRUE(clock.WaitForSleepers(1));
+  clock.Advance(10s);
+  t.join();
+  EXPECT_EQ(result, 1);  // the deadline, on the fake clock, ended it
 }
 
 TEST(RealClockTest, StopRequestEndsSleepEarly) {
