@@ -90,6 +90,31 @@ InformerOptions FastOptions() {
   return o;
 }
 
+// A client for `server` (QPS unlimited) with the given client options; the test checks it.
+StatusOr<ApiClientPtr> NewClientFor(const FakeApiServer& server, CurlClientOptions options) {
+  RestConfig cfg;
+  cfg.server = server.url();
+  cfg.qps = 0;
+  return NewCurlApiClient(cfg, options);
+}
+
+// A node informer on `client` whose notifications a `Rec` records, started. The members
+// are built and destroyed in the order the tests' own locals were: client, informer,
+// recorder.
+template <typename Rec = Recorder>
+struct RecordedInformer {
+  explicit RecordedInformer(ApiClientPtr c, InformerOptions opts = FastOptions())
+      : client(std::move(c)), inf(*client, "/api/v1/nodes", opts) {
+    inf.AddHandler(&rec);
+    inf.Start();
+  }
+  explicit RecordedInformer(const FakeApiServer& server, InformerOptions opts = FastOptions())
+      : RecordedInformer(ClientFor(server), opts) {}
+  ApiClientPtr client;
+  NodeInformer inf;
+  Rec rec;
+};
+
 // ---- client ---------------------------------------------------------------------------
 
 TEST(CurlClientTest, RetriesTooManyRequestsAfterRetryAfter) {
@@ -120,10 +145,8 @@ TEST(CurlClientTest, BackgroundRequestsHaveTheirOwnBudgetAndNeverDelayForeground
     }
     w.Respond(200, "{}");
   });
-  RestConfig cfg;
-  cfg.server = server.url();
-  cfg.qps = 0;  // foreground: unlimited
-  auto client = NewCurlApiClient(cfg, {.background_qps = 2, .background_burst = 1});
+  // The foreground lane is unlimited (qps 0).
+  auto client = NewClientFor(server, {.background_qps = 2, .background_burst = 1});
   ASSERT_TRUE(client.ok());
   std::atomic<int> done{0};
   for (std::string p : {"/bg1", "/bg2", "/bg3"})
@@ -144,10 +167,7 @@ TEST(CurlClientTest, BackgroundRequestsHaveTheirOwnBudgetAndNeverDelayForeground
 // max_queued_background the oldest waiting one is failed (dropped), never a bind.
 TEST(CurlClientTest, BackgroundQueueIsBounded) {
   FakeApiServer server([&](const HttpRequest&, ResponseWriter& w) { w.Respond(200, "{}"); });
-  RestConfig cfg;
-  cfg.server = server.url();
-  cfg.qps = 0;
-  auto client = NewCurlApiClient(cfg, {.max_queued_background = 2, .background_qps = 0.001, .background_burst = 1});
+  auto client = NewClientFor(server, {.max_queued_background = 2, .background_qps = 0.001, .background_burst = 1});
   ASSERT_TRUE(client.ok());
   std::mutex mu;
   std::vector<std::string> dropped;
@@ -253,16 +273,13 @@ TEST(CurlClientTest, RepeatableWritesAreRetriedAfterAConnectionError) {
       w.Respond(201, "{}");
     }
   });
-  RestConfig cfg;
-  cfg.server = server.url();
-  cfg.qps = 0;
-  auto client = NewCurlApiClient(cfg, {.connect_retry_delay = 10ms});
+  auto client = NewClientFor(server, {.connect_retry_delay = 10ms});
   ASSERT_TRUE(client.ok());
   auto event = (*client)->Do({.verb = Verb::kPost, .path = "/events", .body = "{}", .retry_connection_errors = true});
   EXPECT_TRUE(event.ok()) << event.status().ToString();
   EXPECT_EQ(events.load(), 2);
   // A fresh client, so libcurl has no kept-alive connection of its own to retry on.
-  auto other = NewCurlApiClient(cfg, {.connect_retry_delay = 10ms});
+  auto other = NewClientFor(server, {.connect_retry_delay = 10ms});
   ASSERT_TRUE(other.ok());
   auto bind = (*other)->Do({.verb = Verb::kPost, .path = "/binding", .body = "{}"});
   EXPECT_FALSE(bind.ok());
@@ -299,17 +316,13 @@ TEST(InformerTest, PaginatedListThenOrderedWatchEventsAndBookmarks) {
     w.StartChunked(200);  // the resumed watch: hold it open
     server.WaitForStop(30s);
   });
-  auto client = ClientFor(server);
   auto opts = FastOptions();
   opts.page_size = 2;
-  NodeInformer inf(*client, "/api/v1/nodes", opts);
-  Recorder rec;
-  inf.AddHandler(&rec);
-  inf.Start();
-  ASSERT_TRUE(inf.WaitForSync(10s));
-  ASSERT_TRUE(rec.WaitFor(6));
-  EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "add b@2", "add c@3", "add d@11", "update a@1->12",
-                                                    "delete b"}));
+  RecordedInformer t(server, opts);
+  ASSERT_TRUE(t.inf.WaitForSync(10s));
+  ASSERT_TRUE(t.rec.WaitFor(6));
+  EXPECT_EQ(t.rec.events(), (std::vector<std::string>{"add a@1", "add b@2", "add c@3", "add d@11",
+                                                      "update a@1->12", "delete b"}));
   ASSERT_TRUE(Eventually([&] { return server.request_count() >= 4; }));
   auto reqs = server.requests();
   EXPECT_EQ(reqs[0].query["limit"], "2");
@@ -320,10 +333,10 @@ TEST(InformerTest, PaginatedListThenOrderedWatchEventsAndBookmarks) {
   EXPECT_GE(timeout, 300);
   EXPECT_LT(timeout, 600);
   EXPECT_EQ(reqs[3].query["resourceVersion"], "20");  // resumed from the bookmark, no relist
-  EXPECT_EQ(inf.Stats().lists, 1);
-  EXPECT_EQ(inf.Size(), 3u);
-  EXPECT_NE(inf.Get("d"), nullptr);
-  EXPECT_EQ(inf.Get("b"), nullptr);
+  EXPECT_EQ(t.inf.Stats().lists, 1);
+  EXPECT_EQ(t.inf.Size(), 3u);
+  EXPECT_NE(t.inf.Get("d"), nullptr);
+  EXPECT_EQ(t.inf.Get("b"), nullptr);
   server.Stop();
 }
 
@@ -344,19 +357,15 @@ TEST(InformerTest, ExpiredWatchRelistsAndDeliversTombstones) {
     w.StartChunked(200);
     server.WaitForStop(30s);
   });
-  auto client = ClientFor(server);
-  NodeInformer inf(*client, "/api/v1/nodes", FastOptions());
-  Recorder rec;
-  inf.AddHandler(&rec);
-  inf.Start();
-  ASSERT_TRUE(rec.WaitFor(6));
-  auto ev = rec.events();
+  RecordedInformer t(server);
+  ASSERT_TRUE(t.rec.WaitFor(6));
+  auto ev = t.rec.events();
   EXPECT_EQ(std::vector<std::string>(ev.begin(), ev.begin() + 3),
             (std::vector<std::string>{"add a@1", "add b@2", "add keep@3"}));
   std::vector<std::string> after(ev.begin() + 3, ev.end());
   std::sort(after.begin(), after.end());
   EXPECT_EQ(after, (std::vector<std::string>{"add c@8", "tombstone a", "update b@2->7"}));
-  EXPECT_EQ(inf.Stats().relists_after_gone, 1);
+  EXPECT_EQ(t.inf.Stats().relists_after_gone, 1);
   ASSERT_TRUE(Eventually([&] { return server.request_count() >= 4; }));
   auto last = server.requests().back();
   EXPECT_EQ(last.query["resourceVersion"], "9");
@@ -392,19 +401,15 @@ TEST_P(InformerStreamFaultTest, ResumesFromLastResourceVersionWithoutRelist) {
     w.Chunk(Event("ADDED", "c", "7"));
     server.WaitForStop(30s);
   });
-  auto client = ClientFor(server);
   auto opts = FastOptions();
   opts.idle_timeout = 300ms;
-  NodeInformer inf(*client, "/api/v1/nodes", opts);
-  Recorder rec;
-  inf.AddHandler(&rec);
-  inf.Start();
-  ASSERT_TRUE(rec.WaitFor(3)) << GetParam().name;
-  EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "add b@6", "add c@7"}));
+  RecordedInformer t(server, opts);
+  ASSERT_TRUE(t.rec.WaitFor(3)) << GetParam().name;
+  EXPECT_EQ(t.rec.events(), (std::vector<std::string>{"add a@1", "add b@6", "add c@7"}));
   auto reqs = server.requests();
   ASSERT_GE(reqs.size(), 3u);
   EXPECT_EQ(reqs[2].query["resourceVersion"], "6");
-  EXPECT_EQ(inf.Stats().lists, 1);
+  EXPECT_EQ(t.inf.Stats().lists, 1);
   server.Stop();
 }
 
@@ -438,14 +443,10 @@ TEST(InformerTest, TooManyRequestsOnWatchBacksOffWithoutRelist) {
       server.WaitForStop(30s);
     }
   });
-  auto client = ClientFor(server);
-  NodeInformer inf(*client, "/api/v1/nodes", FastOptions());
-  Recorder rec;
-  inf.AddHandler(&rec);
-  inf.Start();
-  ASSERT_TRUE(rec.WaitFor(2));
-  EXPECT_EQ(inf.Stats().lists, 1);
-  EXPECT_GE(inf.Stats().failures, 2);
+  RecordedInformer t(server);
+  ASSERT_TRUE(t.rec.WaitFor(2));
+  EXPECT_EQ(t.inf.Stats().lists, 1);
+  EXPECT_GE(t.inf.Stats().failures, 2);
   server.Stop();
 }
 
@@ -466,15 +467,11 @@ TEST(InformerTest, EventWithoutResourceVersionKeepsTheLastOne) {
     }
     server.WaitForStop(30s);
   });
-  auto client = ClientFor(server);
-  NodeInformer inf(*client, "/api/v1/nodes", FastOptions());
-  Recorder rec;
-  inf.AddHandler(&rec);
-  inf.Start();
-  ASSERT_TRUE(rec.WaitFor(3));
+  RecordedInformer t(server);
+  ASSERT_TRUE(t.rec.WaitFor(3));
   ASSERT_TRUE(Eventually([&] { return server.request_count() >= 3; }));
   EXPECT_EQ(server.requests()[2].query["resourceVersion"], "6");
-  EXPECT_EQ(inf.LastSyncResourceVersion(), "6");
+  EXPECT_EQ(t.inf.LastSyncResourceVersion(), "6");
   server.Stop();
 }
 
@@ -497,14 +494,10 @@ TEST(InformerTest, RelistDeliversUidChangeAsDeleteAndAdd) {
     }
     server.WaitForStop(30s);
   });
-  auto client = ClientFor(server);
-  NodeInformer inf(*client, "/api/v1/nodes", FastOptions());
-  Recorder rec;
-  inf.AddHandler(&rec);
-  inf.Start();
-  ASSERT_TRUE(rec.WaitFor(3));
-  EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "tombstone a", "add a@8"}));
-  EXPECT_EQ(inf.Get("a")->metadata.uid, "new");
+  RecordedInformer t(server);
+  ASSERT_TRUE(t.rec.WaitFor(3));
+  EXPECT_EQ(t.rec.events(), (std::vector<std::string>{"add a@1", "tombstone a", "add a@8"}));
+  EXPECT_EQ(t.inf.Get("a")->metadata.uid, "new");
   server.Stop();
 }
 
@@ -527,18 +520,14 @@ TEST(InformerTest, OneBadObjectNeverBlocksTheOthers) {
     }
     server.WaitForStop(30s);
   });
-  auto client = ClientFor(server);
-  NodeInformer inf(*client, "/api/v1/nodes", FastOptions());
-  Recorder rec;
-  inf.AddHandler(&rec);
-  inf.Start();
-  ASSERT_TRUE(rec.WaitFor(5));
-  EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "add c@3", "add gone@4", "add d@7", "delete gone"}));
+  RecordedInformer t(server);
+  ASSERT_TRUE(t.rec.WaitFor(5));
+  EXPECT_EQ(t.rec.events(), (std::vector<std::string>{"add a@1", "add c@3", "add gone@4", "add d@7", "delete gone"}));
   // The skipped update left the last good copy; the stream went on past it.
-  EXPECT_EQ(inf.Get("a")->metadata.resource_version, "1");
-  EXPECT_EQ(inf.Get("bad"), nullptr);
-  EXPECT_EQ(inf.Stats().skipped_objects, 3);
-  EXPECT_EQ(inf.Stats().lists, 1);
+  EXPECT_EQ(t.inf.Get("a")->metadata.resource_version, "1");
+  EXPECT_EQ(t.inf.Get("bad"), nullptr);
+  EXPECT_EQ(t.inf.Stats().skipped_objects, 3);
+  EXPECT_EQ(t.inf.Stats().lists, 1);
   ASSERT_TRUE(Eventually([&] { return server.request_count() >= 3; }));
   EXPECT_EQ(server.requests()[2].query["resourceVersion"], "8");
   server.Stop();
@@ -569,13 +558,9 @@ TEST(InformerTest, TooLargeResourceVersionListsFromEtcd) {
     }
     server.WaitForStop(30s);
   });
-  auto client = ClientFor(server);
-  NodeInformer inf(*client, "/api/v1/nodes", FastOptions());
-  Recorder rec;
-  inf.AddHandler(&rec);
-  inf.Start();
-  ASSERT_TRUE(rec.WaitFor(2));
-  EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "update a@1->9"}));
+  RecordedInformer t(server);
+  ASSERT_TRUE(t.rec.WaitFor(2));
+  EXPECT_EQ(t.rec.events(), (std::vector<std::string>{"add a@1", "update a@1->9"}));
   ASSERT_TRUE(Eventually([&] { return server.request_count() >= 4; }));
   auto reqs = server.requests();
   EXPECT_EQ(reqs[2].query["resourceVersion"], "");  // straight to etcd after the watch error
@@ -605,19 +590,15 @@ TEST(InformerTest, BufferedLinesAreBoundedAndNothingIsLost) {
       Recorder::OnAdd(n);
     }
   };
-  auto client = ClientFor(server);
   auto opts = FastOptions();
   opts.max_buffered_watch_bytes = 1;  // one line at a time
-  NodeInformer inf(*client, "/api/v1/nodes", opts);
-  SlowRecorder rec;
-  inf.AddHandler(&rec);
-  inf.Start();
-  ASSERT_TRUE(rec.WaitFor(7));
+  RecordedInformer<SlowRecorder> t(server, opts);
+  ASSERT_TRUE(t.rec.WaitFor(7));
   std::vector<std::string> want;
   for (int rv = 6; rv <= 12; ++rv) want.push_back("add n" + std::to_string(rv) + "@" + std::to_string(rv));
-  EXPECT_EQ(rec.events(), want);
-  EXPECT_GE(inf.Stats().buffer_restarts, 1);
-  EXPECT_EQ(inf.Stats().lists, 1);
+  EXPECT_EQ(t.rec.events(), want);
+  EXPECT_GE(t.inf.Stats().buffer_restarts, 1);
+  EXPECT_EQ(t.inf.Stats().lists, 1);
   server.Stop();
 }
 
@@ -640,16 +621,12 @@ TEST(InformerTest, ExpiredContinueTokenFallsBackToAFullList) {
     w.StartChunked(200);
     server.WaitForStop(30s);
   });
-  auto client = ClientFor(server);
   auto opts = FastOptions();
   opts.page_size = 2;
-  NodeInformer inf(*client, "/api/v1/nodes", opts);
-  Recorder rec;
-  inf.AddHandler(&rec);
-  inf.Start();
-  ASSERT_TRUE(inf.WaitForSync(10s));
-  EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "add b@2", "add c@3"}));
-  EXPECT_EQ(inf.LastSyncResourceVersion(), "12");
+  RecordedInformer t(server, opts);
+  ASSERT_TRUE(t.inf.WaitForSync(10s));
+  EXPECT_EQ(t.rec.events(), (std::vector<std::string>{"add a@1", "add b@2", "add c@3"}));
+  EXPECT_EQ(t.inf.LastSyncResourceVersion(), "12");
   ASSERT_TRUE(Eventually([&] { return server.request_count() >= 4; }));
   EXPECT_EQ(server.requests()[3].query["resourceVersion"], "12");
   server.Stop();
@@ -683,19 +660,13 @@ TEST(InformerTest, EventPastTheLineLimitIsGotPastByARelist) {
     }
     server.WaitForStop(30s);
   });
-  RestConfig cfg;
-  cfg.server = server.url();
-  cfg.qps = 0;
-  auto client = NewCurlApiClient(cfg, {.max_watch_line_bytes = 20000});
+  auto client = NewClientFor(server, {.max_watch_line_bytes = 20000});
   ASSERT_TRUE(client.ok());
-  NodeInformer inf(**client, "/api/v1/nodes", FastOptions());
-  Recorder rec;
-  inf.AddHandler(&rec);
-  inf.Start();
-  ASSERT_TRUE(rec.WaitFor(2));
-  EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "add big@6"}));
-  ASSERT_TRUE(Eventually([&] { return inf.LastSyncResourceVersion() == "6"; }));
-  EXPECT_EQ(inf.Stats().lists, 2);
+  RecordedInformer t(std::move(*client));
+  ASSERT_TRUE(t.rec.WaitFor(2));
+  EXPECT_EQ(t.rec.events(), (std::vector<std::string>{"add a@1", "add big@6"}));
+  ASSERT_TRUE(Eventually([&] { return t.inf.LastSyncResourceVersion() == "6"; }));
+  EXPECT_EQ(t.inf.Stats().lists, 2);
   server.Stop();
 }
 
@@ -712,24 +683,20 @@ TEST(InformerTest, RelistAndWaitReadsFromEtcd) {
     w.StartChunked(200);
     server.WaitForStop(30s);  // a watch that never delivers what happened (a stale standby)
   });
-  auto client = ClientFor(server);
-  NodeInformer inf(*client, "/api/v1/nodes", FastOptions());
-  Recorder rec;
-  inf.AddHandler(&rec);
-  inf.Start();
-  ASSERT_TRUE(inf.WaitForSync(10s));
-  ASSERT_TRUE(Eventually([&] { return inf.Stats().watches == 1; }));
+  RecordedInformer t(server);
+  ASSERT_TRUE(t.inf.WaitForSync(10s));
+  ASSERT_TRUE(Eventually([&] { return t.inf.Stats().watches == 1; }));
   // The watch has reached the server: the relist request now ends the reflector's wait
   // at once (it no longer polls every 100 ms), and could otherwise cancel the watch
   // before its request went out.
   ASSERT_TRUE(Eventually([&] { return server.request_count() == 2; }));
-  ASSERT_TRUE(inf.RelistAndWait(10s));
-  EXPECT_EQ(rec.events(), (std::vector<std::string>{"add a@1", "add b@8"}));
-  EXPECT_EQ(inf.LastSyncResourceVersion(), "9");
+  ASSERT_TRUE(t.inf.RelistAndWait(10s));
+  EXPECT_EQ(t.rec.events(), (std::vector<std::string>{"add a@1", "add b@8"}));
+  EXPECT_EQ(t.inf.LastSyncResourceVersion(), "9");
   auto reqs = server.requests();
   ASSERT_GE(reqs.size(), 3u);
   EXPECT_EQ(reqs[2].query["resourceVersion"], "");  // etcd, not the watch cache
-  EXPECT_EQ(inf.Stats().relists_after_gone, 0);
+  EXPECT_EQ(t.inf.Stats().relists_after_gone, 0);
   server.Stop();
 }
 
@@ -788,10 +755,7 @@ TEST(InformerTest, ListPastTheBodyLimitIsReadInPages) {
     w.StartChunked(200);
     server.WaitForStop(30s);
   });
-  RestConfig cfg;
-  cfg.server = server.url();
-  cfg.qps = 0;
-  auto client = NewCurlApiClient(cfg, {.max_body_bytes = 4096});
+  auto client = NewClientFor(server, {.max_body_bytes = 4096});
   ASSERT_TRUE(client.ok());
   auto opts = FastOptions();
   opts.page_size = 20;
