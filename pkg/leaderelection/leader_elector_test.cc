@@ -113,20 +113,43 @@ struct Events {
   }
 };
 
-LeaderElectorOptions Options(informers::ApiClient& client, Clock& clock, std::string identity) {
-  return {.client = &client,
-          .lock_namespace = "kube-system",
-          .lock_name = kName,
-          .identity = std::move(identity),
-          .jitter_factor = 0,
-          .clock = &clock};
-}
-
 std::unique_ptr<LeaderElector> MustNew(LeaderElectorOptions o) {
   auto le = LeaderElector::New(std::move(o));
   EXPECT_TRUE(le.ok()) << le.status().ToString();
   return le.ok() ? std::move(*le) : nullptr;
 }
+
+// Every test's API server: a FakeApiClient with the Lease endpoints behind it. Each test
+// brings its own clock (a FakeClock, a SteppingClock for the loops, or the real one),
+// declared after these and so destroyed before them, as before.
+class LeaderElectorTest : public ::testing::Test {
+ protected:
+  // Options for candidate `identity` on the fake client, without jitter; with `ev`, the
+  // callbacks count into it.
+  LeaderElectorOptions Options(Clock& clock, std::string identity, Events* ev = nullptr) {
+    LeaderElectorOptions o{.client = &client,
+                           .lock_namespace = "kube-system",
+                           .lock_name = kName,
+                           .identity = std::move(identity),
+                           .jitter_factor = 0,
+                           .clock = &clock};
+    if (ev != nullptr) o.callbacks = ev->Callbacks();
+    return o;
+  }
+  // Candidate `identity`, not started.
+  std::unique_ptr<LeaderElector> New(Clock& clock, std::string identity) {
+    return MustNew(Options(clock, std::move(identity)));
+  }
+  // Candidate `identity` whose callbacks count into `ev`, its loop started.
+  std::unique_ptr<LeaderElector> StartLoop(Clock& clock, std::string identity, Events& ev) {
+    auto le = MustNew(Options(clock, std::move(identity), &ev));
+    le->Start();
+    return le;
+  }
+
+  FakeApiClient client;
+  FakeLeases leases{client};
+};
 
 LeaseRecord HeldBy(std::string holder, int transitions = 0, std::string renew = "2026-01-01T00:00:00.000000Z") {
   return {.holder_identity = std::move(holder),
@@ -138,9 +161,7 @@ LeaseRecord HeldBy(std::string holder, int transitions = 0, std::string renew = 
 
 Clock::time_point Later(Clock& c) { return c.Now() + 10s; }
 
-TEST(LeaderElectorTest, ValidatesOptions) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, ValidatesOptions) {
   FakeClock clock;
   struct Case {
     const char* name;
@@ -160,7 +181,7 @@ TEST(LeaderElectorTest, ValidatesOptions) {
        nullptr},
   };
   for (const auto& c : cases) {
-    auto o = Options(client, clock, "a");
+    auto o = Options(clock, "a");
     c.mutate(o);
     auto le = LeaderElector::New(o);
     if (c.error == nullptr) {
@@ -172,11 +193,9 @@ TEST(LeaderElectorTest, ValidatesOptions) {
   }
 }
 
-TEST(LeaderElectorTest, AcquiresAbsentLease) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, AcquiresAbsentLease) {
   FakeClock clock;
-  auto le = MustNew(Options(client, clock, "a"));
+  auto le = New(clock, "a");
   EXPECT_FALSE(le->IsLeader());
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
   EXPECT_TRUE(le->IsLeader());
@@ -192,12 +211,10 @@ TEST(LeaderElectorTest, AcquiresAbsentLease) {
   EXPECT_EQ(Sent(client, Verb::kPost), 1);
 }
 
-TEST(LeaderElectorTest, DoesNotTakeOverAFreshLease) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, DoesNotTakeOverAFreshLease) {
   FakeClock clock;
   leases.Put(kName, HeldBy("other"));
-  auto le = MustNew(Options(client, clock, "a"));
+  auto le = New(clock, "a");
   EXPECT_FALSE(le->TryAcquireOrRenew(Later(clock)));
   clock.Advance(15s - 1ms);
   EXPECT_FALSE(le->TryAcquireOrRenew(Later(clock)));
@@ -207,14 +224,12 @@ TEST(LeaderElectorTest, DoesNotTakeOverAFreshLease) {
   EXPECT_EQ(leases.Get(kName)->record.holder_identity, "other");
 }
 
-TEST(LeaderElectorTest, TakesOverAfterLeaseDurationOnOwnClockDespiteRemoteTimes) {
+TEST_F(LeaderElectorTest, TakesOverAfterLeaseDurationOnOwnClockDespiteRemoteTimes) {
   // The holder's clock runs 50 years ahead: its renewTime is in our future. Only the
   // local time since the record last changed counts.
-  FakeApiClient client;
-  FakeLeases leases(client);
   FakeClock clock;
   leases.Put(kName, HeldBy("other", 2, "2076-01-01T00:00:00.000000Z"));
-  auto le = MustNew(Options(client, clock, "a"));
+  auto le = New(clock, "a");
   EXPECT_FALSE(le->TryAcquireOrRenew(Later(clock)));
   // The holder renews 10 s later: the expiry clock restarts when we see the change.
   clock.Advance(10s);
@@ -231,22 +246,18 @@ TEST(LeaderElectorTest, TakesOverAfterLeaseDurationOnOwnClockDespiteRemoteTimes)
   EXPECT_TRUE(le->IsLeader());
 }
 
-TEST(LeaderElectorTest, TakesAReleasedLeaseAtOnce) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, TakesAReleasedLeaseAtOnce) {
   FakeClock clock;
   leases.Put(kName, {.holder_identity = "", .lease_duration_seconds = 1, .lease_transitions = 5});
-  auto le = MustNew(Options(client, clock, "a"));
+  auto le = New(clock, "a");
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
   EXPECT_EQ(leases.Get(kName)->record.lease_transitions, 6);
 }
 
-TEST(LeaderElectorTest, RenewKeepsAcquireTimeTransitionsAndMetadata) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, RenewKeepsAcquireTimeTransitionsAndMetadata) {
   FakeClock clock;
   leases.Put(kName, {.holder_identity = "", .lease_transitions = 1}, R"("labels":{"team":"sched"})");
-  auto le = MustNew(Options(client, clock, "a"));
+  auto le = New(clock, "a");
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
   const std::string acquired = FormatMicroTime(clock.WallNow());
   clock.Advance(2s);
@@ -260,12 +271,10 @@ TEST(LeaderElectorTest, RenewKeepsAcquireTimeTransitionsAndMetadata) {
   EXPECT_NE(puts[1].find(R"("labels":{"team":"sched"})"), std::string::npos) << puts[1];
 }
 
-TEST(LeaderElectorTest, CreateRaceYieldsOneLeader) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, CreateRaceYieldsOneLeader) {
   FakeClock clock;
-  auto a = MustNew(Options(client, clock, "a"));
-  auto b = MustNew(Options(client, clock, "b"));
+  auto a = New(clock, "a");
+  auto b = New(clock, "b");
   // a reads 404; before its POST lands, b reads 404 and creates the lease.
   bool b_won = false;
   leases.BeforeNext(Verb::kPost, [&] { b_won = b->TryAcquireOrRenew(Later(clock)); });
@@ -279,13 +288,11 @@ TEST(LeaderElectorTest, CreateRaceYieldsOneLeader) {
   EXPECT_EQ(a->GetLeader(), "b");
 }
 
-TEST(LeaderElectorTest, UpdateRaceYieldsOneLeaderThrough409) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, UpdateRaceYieldsOneLeaderThrough409) {
   FakeClock clock;
   leases.Put(kName, HeldBy("dead", 7));
-  auto a = MustNew(Options(client, clock, "a"));
-  auto b = MustNew(Options(client, clock, "b"));
+  auto a = New(clock, "a");
+  auto b = New(clock, "b");
   EXPECT_FALSE(a->TryAcquireOrRenew(Later(clock)));
   EXPECT_FALSE(b->TryAcquireOrRenew(Later(clock)));
   clock.Advance(15s);
@@ -302,11 +309,9 @@ TEST(LeaderElectorTest, UpdateRaceYieldsOneLeaderThrough409) {
   EXPECT_FALSE(a->TryAcquireOrRenew(Later(clock)));
 }
 
-TEST(LeaderElectorTest, ReleaseClearsTheHolderOnlyIfOurs) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, ReleaseClearsTheHolderOnlyIfOurs) {
   FakeClock clock;
-  auto le = MustNew(Options(client, clock, "a"));
+  auto le = New(clock, "a");
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
   clock.Advance(1s);
   ASSERT_TRUE(le->Release().ok());
@@ -323,16 +328,14 @@ TEST(LeaderElectorTest, ReleaseClearsTheHolderOnlyIfOurs) {
   ASSERT_TRUE(le->Release().ok());
   EXPECT_EQ(Sent(client, Verb::kPut), puts);
   // Another candidate takes the released lease on its first attempt.
-  auto b = MustNew(Options(client, clock, "b"));
+  auto b = New(clock, "b");
   EXPECT_TRUE(b->TryAcquireOrRenew(Later(clock)));
   EXPECT_EQ(leases.Get(kName)->record.lease_transitions, 1);
 }
 
-TEST(LeaderElectorTest, ReleaseRetriesWhenALateRenewalOfOursLandsFirst) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, ReleaseRetriesWhenALateRenewalOfOursLandsFirst) {
   FakeClock clock;
-  auto le = MustNew(Options(client, clock, "a"));
+  auto le = New(clock, "a");
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
   // A renewal that Stop() abandoned lands between Release's read and its write: the
   // resourceVersion moves on (409) but the lease is still ours, so Release reads again.
@@ -344,11 +347,9 @@ TEST(LeaderElectorTest, ReleaseRetriesWhenALateRenewalOfOursLandsFirst) {
   EXPECT_FALSE(le->IsLeader());
 }
 
-TEST(LeaderElectorTest, ReleaseLeavesALeaseTakenByOthersAlone) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, ReleaseLeavesALeaseTakenByOthersAlone) {
   FakeClock clock;
-  auto le = MustNew(Options(client, clock, "a"));
+  auto le = New(clock, "a");
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
   leases.Put(kName, HeldBy("b", 1));
   int puts = Sent(client, Verb::kPut);
@@ -357,7 +358,7 @@ TEST(LeaderElectorTest, ReleaseLeavesALeaseTakenByOthersAlone) {
   EXPECT_EQ(leases.Get(kName)->record.holder_identity, "b");
   // A takeover between Release's read and write is the server's 409; the read that
   // follows sees the new holder and leaves the lease alone.
-  auto c = MustNew(Options(client, clock, "c"));
+  auto c = New(clock, "c");
   leases.Put(kName, {.holder_identity = "", .lease_transitions = 1});
   ASSERT_TRUE(c->TryAcquireOrRenew(Later(clock)));
   leases.BeforeNext(Verb::kPut, [&] { leases.Put(kName, HeldBy("d", 3)); });
@@ -367,16 +368,11 @@ TEST(LeaderElectorTest, ReleaseLeavesALeaseTakenByOthersAlone) {
   EXPECT_FALSE(c->IsLeader());
 }
 
-TEST(LeaderElectorTest, LoopAcquiresRenewsAndReportsLeaders) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, LoopAcquiresRenewsAndReportsLeaders) {
   SteppingClock clock;
   Events ev;
   leases.Put(kName, HeldBy("other"));
-  auto o = Options(client, clock, "a");
-  o.callbacks = ev.Callbacks();
-  auto le = MustNew(o);
-  le->Start();
+  auto le = StartLoop(clock, "a", ev);
   ASSERT_TRUE(clock.Settle(1));
   EXPECT_EQ(ev.Get(ev.started), 0);
   // Acquire attempts every retry_period (2 s, no jitter); 15 s after first sight it wins.
@@ -396,12 +392,10 @@ TEST(LeaderElectorTest, LoopAcquiresRenewsAndReportsLeaders) {
   EXPECT_EQ(ev.leaders, (std::vector<std::string>{"other", "a"}));
 }
 
-TEST(LeaderElectorTest, JitteredAcquireWaitsBetweenOneAndTwoPointTwoRetryPeriods) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, JitteredAcquireWaitsBetweenOneAndTwoPointTwoRetryPeriods) {
   SteppingClock clock;
   leases.Put(kName, HeldBy("other"));
-  auto o = Options(client, clock, "a");
+  auto o = Options(clock, "a");
   o.jitter_factor = kJitterFactor;
   auto le = MustNew(o);
   le->Start();
@@ -414,15 +408,10 @@ TEST(LeaderElectorTest, JitteredAcquireWaitsBetweenOneAndTwoPointTwoRetryPeriods
   EXPECT_EQ(Sent(client, Verb::kGet), 2);
 }
 
-TEST(LeaderElectorTest, LosesLeadershipWhenRenewalsFailForRenewDeadline) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, LosesLeadershipWhenRenewalsFailForRenewDeadline) {
   SteppingClock clock;
   Events ev;
-  auto o = Options(client, clock, "a");
-  o.callbacks = ev.Callbacks();
-  auto le = MustNew(o);
-  le->Start();
+  auto le = StartLoop(clock, "a", ev);
   ASSERT_TRUE(clock.Settle(1));  // acquired at t0, sleeping until the next round at t0+2s
   ASSERT_EQ(ev.Get(ev.started), 1);
   leases.SetFault([](const informers::Request&) { return Unavailable("apiserver down"); });
@@ -451,15 +440,10 @@ TEST(LeaderElectorTest, LosesLeadershipWhenRenewalsFailForRenewDeadline) {
 // requests: the elector does not sleep out Retry-After (its calls do not retry in the
 // client); it tries again each retry period, and the rounds that get through keep the
 // lease for as long as the storm lasts (here one request in three is refused).
-TEST(LeaderElectorTest, KeepsTheLeaseThroughA429Storm) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, KeepsTheLeaseThroughA429Storm) {
   SteppingClock clock;
   Events ev;
-  auto o = Options(client, clock, "a");
-  o.callbacks = ev.Callbacks();
-  auto le = MustNew(o);
-  le->Start();
+  auto le = StartLoop(clock, "a", ev);
   ASSERT_TRUE(clock.Settle(1));
   ASSERT_EQ(ev.Get(ev.started), 1);
   std::atomic<int> calls{0};
@@ -475,15 +459,10 @@ TEST(LeaderElectorTest, KeepsTheLeaseThroughA429Storm) {
   EXPECT_GE(calls.load(), 20);  // it kept trying, each retry period, through the storm
 }
 
-TEST(LeaderElectorTest, LosesLeadershipWhenAnotherTookTheLease) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, LosesLeadershipWhenAnotherTookTheLease) {
   SteppingClock clock;
   Events ev;
-  auto o = Options(client, clock, "a");
-  o.callbacks = ev.Callbacks();
-  auto le = MustNew(o);
-  le->Start();
+  auto le = StartLoop(clock, "a", ev);
   ASSERT_TRUE(clock.Settle(1));
   leases.Put(kName, HeldBy("b", 1));
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(clock.Step(2s));
@@ -495,17 +474,11 @@ TEST(LeaderElectorTest, LosesLeadershipWhenAnotherTookTheLease) {
   EXPECT_TRUE(le->Check().ok());  // not the leader: nothing to watch
 }
 
-TEST(LeaderElectorTest, TwoLoopsOneLeaderThenFailover) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, TwoLoopsOneLeaderThenFailover) {
   SteppingClock clock;
   Events ev_a, ev_b;
-  auto oa = Options(client, clock, "a");
-  oa.callbacks = ev_a.Callbacks();
-  auto ob = Options(client, clock, "b");
-  ob.callbacks = ev_b.Callbacks();
-  auto a = MustNew(oa);
-  auto b = MustNew(ob);
+  auto a = MustNew(Options(clock, "a", &ev_a));
+  auto b = MustNew(Options(clock, "b", &ev_b));
   a->Start();
   b->Start();
   ASSERT_TRUE(clock.Settle(2));
@@ -531,11 +504,9 @@ TEST(LeaderElectorTest, TwoLoopsOneLeaderThenFailover) {
   EXPECT_TRUE(standby_ev.WaitFor(standby_ev.started, 1));
 }
 
-TEST(LeaderElectorTest, StopAbandonsAHungRequest) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, StopAbandonsAHungRequest) {
   SteppingClock clock;
-  auto le = MustNew(Options(client, clock, "a"));
+  auto le = New(clock, "a");
   Hang(client);
   le->Start();
   while (Sent(client, Verb::kGet) == 0) std::this_thread::yield();
@@ -549,11 +520,9 @@ TEST(LeaderElectorTest, StopAbandonsAHungRequest) {
 // A process frozen past its lease (SIGSTOP, then SIGCONT) must not act on the stale
 // belief that it leads: IsLeader() turns false once the last successful write is older
 // than renew_deadline + retry_period, before the elector's thread has even run.
-TEST(LeaderElectorTest, IsLeaderTurnsFalseWhenTheLastRenewalIsTooOld) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, IsLeaderTurnsFalseWhenTheLastRenewalIsTooOld) {
   FakeClock clock;
-  auto le = MustNew(Options(client, clock, "a"));  // 15 s / 10 s / 2 s
+  auto le = New(clock, "a");  // 15 s / 10 s / 2 s
   ASSERT_TRUE(le->TryAcquireOrRenew(Later(clock)));
   EXPECT_TRUE(le->IsLeader());
   clock.Advance(11s);
@@ -567,15 +536,12 @@ TEST(LeaderElectorTest, IsLeaderTurnsFalseWhenTheLastRenewalIsTooOld) {
 // The renew call is bounded by its own deadline, not only by the client's: a client that
 // never answers (here: a hung connection) still ends the round, and leadership is lost
 // within about renew_deadline.
-TEST(LeaderElectorTest, RenewalEndsWhenTheClientNeverAnswers) {
-  FakeApiClient client;
-  FakeLeases leases(client);
+TEST_F(LeaderElectorTest, RenewalEndsWhenTheClientNeverAnswers) {
   Events events;
-  LeaderElectorOptions o = Options(client, RealClock(), "a");
+  LeaderElectorOptions o = Options(RealClock(), "a", &events);
   o.lease_duration = 2s;
   o.renew_deadline = 1s;
   o.retry_period = 200ms;
-  o.callbacks = events.Callbacks();
   auto le = MustNew(o);
   le->Start();
   ASSERT_TRUE(events.WaitFor(events.started, 1));
