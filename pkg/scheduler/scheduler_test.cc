@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -134,6 +135,13 @@ FakeApiClient::Matcher BindOf(const std::string& pod_name) {
 }
 const FakeApiClient::Matcher kAnyBind = FakeApiClient::Is(Verb::kPost, "/binding");
 
+// The API server's 409 for a bind of `pod` when a bind already placed it on `node`.
+Status AlreadyAssigned(const std::string& pod, const std::string& node) {
+  return FakeApiClient::ApiError(409, "Conflict",
+                                 "Operation cannot be fulfilled on pods/binding \"" + pod + "\": pod " + pod +
+                                     " is already assigned to node \"" + node + "\"");
+}
+
 // ---- the fixture ----------------------------------------------------------------------
 
 struct StartOptions {
@@ -253,6 +261,86 @@ class SchedulerTest : public ::testing::Test {
     pq().FlushBackoffQCompleted();
   }
 
+  // ---- steps the tests share ----
+
+  // Pod(name, "uid-<name>", cpu), added through the informer.
+  api::PodPtr AddNewPod(const std::string& name, std::string cpu) {
+    auto pod = Pod(name, "uid-" + name, std::move(cpu));
+    AddPod(pod);
+    return pod;
+  }
+  // The common start of a story: node "n1" with `node_cpu`, and pod "p" (uid-p) asking
+  // for `pod_cpu`, queued.
+  api::PodPtr AddNodeN1AndPodP(std::string node_cpu, std::string pod_cpu) {
+    AddNode(Node("n1", std::move(node_cpu)));
+    return AddNewPod("p", std::move(pod_cpu));
+  }
+  // Bind requests are answered by `answer`; every other request succeeds.
+  void AnswerBindsWith(FakeApiClient::Handler answer) {
+    api_->SetHandler([answer = std::move(answer)](const informers::Request& r) -> StatusOr<informers::Response> {
+      if (!Contains(r.path, "/binding")) return informers::Response{201, "{}"};
+      return answer(r);
+    });
+  }
+  // One scheduleOne iteration whose bind request the fake client holds unanswered.
+  void ScheduleWithBindHeld() {
+    api_->Hold(kAnyBind);
+    ScheduleOneNoWait();
+    ASSERT_EQ(api_->HeldCount(), 1u);
+  }
+  // Stops holding, answers the held binds with `result`, and waits for their binding cycles.
+  [[nodiscard]] bool AnswerHeldBinds(StatusOr<informers::Response> result) {
+    api_->Hold(nullptr);
+    api_->Release(nullptr, std::move(result));
+    return WaitForBinds();
+  }
+  // A pod in backoffQ after a failed attempt: its 1 s backoff ends and it is scheduled again.
+  void RetryAfterBackoff(const api::PodPtr& pod) {
+    AdvanceAndFlush(1s);
+    ASSERT_EQ(Where(pod), SubQueue::kActive);
+    ScheduleOne();
+  }
+
+  // ---- checks the tests share ----
+
+  // Done with `pod_name` and nothing to retry: the queue is empty, nothing is in flight,
+  // and no PodScheduled=False condition was written.
+  void ExpectSettledWithoutFailure(const std::string& pod_name) {
+    EXPECT_EQ(pq().Len(), 0u);
+    EXPECT_EQ(pq().InFlightPods(), 0u);
+    EXPECT_TRUE(ConditionPatches(pod_name).empty());
+  }
+  // `pod_name` got exactly one PodScheduled=False patch, and it says each of `says`.
+  void ExpectOneConditionPatch(const std::string& pod_name, std::initializer_list<std::string_view> says) {
+    auto patches = ConditionPatches(pod_name);
+    ASSERT_EQ(patches.size(), 1u);
+    for (std::string_view s : says) EXPECT_TRUE(Contains(patches[0].body, s)) << patches[0].body;
+  }
+  // A rejection in the scheduling cycle: Unreserve ran once, nothing is bound or cached,
+  // and the pod waits in unschedulablePods for `plugin`'s events.
+  void ExpectUnreservedAndParked(const api::PodPtr& pod, std::string_view plugin) {
+    EXPECT_TRUE(Binds().empty());
+    EXPECT_EQ(knobs_->UnreserveCalls(), 1);
+    EXPECT_EQ(sched_->cache().PodCount(), 0u);
+    EXPECT_EQ(Where(pod), SubQueue::kUnschedulable);
+    EXPECT_EQ(RejectedBy(plugin), 1u);
+  }
+  // The cache holds one pod, on `node`, asking for `milli_cpu`.
+  void ExpectCountedOnceOn(const std::string& node, int64_t milli_cpu) {
+    EXPECT_EQ(sched_->cache().PodCount(), 1u);
+    const cache::NodeInfo* info = CachedNode(node);
+    ASSERT_NE(info, nullptr) << node;
+    ASSERT_EQ(info->pods().size(), 1u);
+    EXPECT_EQ(info->requested().milli_cpu, milli_cpu);
+  }
+  // Pod "q" asking for `cpu` finds no room: it is parked, and the bind count stays `binds`.
+  void ExpectPodQFindsNoRoom(std::string cpu, size_t binds) {
+    auto q = AddNewPod("q", std::move(cpu));
+    ScheduleOne();
+    EXPECT_EQ(Where(q), SubQueue::kUnschedulable);
+    EXPECT_EQ(Binds().size(), binds);
+  }
+
   // ---- observations ----
 
   queue::PriorityQueue& pq() { return dynamic_cast<queue::PriorityQueue&>(sched_->queue()); }
@@ -299,9 +387,7 @@ class SchedulerTest : public ::testing::Test {
 
 TEST_F(SchedulerTest, ScheduleOneBindsThenTheWatchConfirms) {
   Start();
-  AddNode(Node("n1", "4"));
-  auto p = Pod("p", "uid-p", "500m");
-  AddPod(p);
+  auto p = AddNodeN1AndPodP("4", "500m");
   EXPECT_EQ(Where(p), SubQueue::kActive);
 
   ScheduleOne();
@@ -322,11 +408,7 @@ TEST_F(SchedulerTest, ScheduleOneBindsThenTheWatchConfirms) {
 
   UpdatePod(BoundTo(p, "n1"));
   EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
-  EXPECT_EQ(sched_->cache().PodCount(), 1u);
-  const cache::NodeInfo* n1 = CachedNode("n1");
-  ASSERT_NE(n1, nullptr);
-  EXPECT_EQ(n1->pods().size(), 1u);
-  EXPECT_EQ(n1->requested().milli_cpu, 500);
+  ExpectCountedOnceOn("n1", 500);
 }
 
 // handleSchedulingFailure after a FitError: condition, event, unschedulablePods; a
@@ -334,8 +416,7 @@ TEST_F(SchedulerTest, ScheduleOneBindsThenTheWatchConfirms) {
 TEST_F(SchedulerTest, FitErrorParksThePodUntilANodeThatFitsArrives) {
   Start();
   AddNode(Node("small", "1"));
-  auto big = Pod("big", "uid-big", "2");
-  AddPod(big);
+  auto big = AddNewPod("big", "2");
 
   ScheduleOne();
   EXPECT_TRUE(Binds().empty());
@@ -370,8 +451,7 @@ TEST_F(SchedulerTest, DecisionLogKeepsTheVerdictThenThePlacement) {
   Start();
   AddNode(Node("small", "1"));
   AddNode(Node("medium", "1500m"));
-  auto big = Pod("big", "uid-big", "2");
-  AddPod(big);
+  auto big = AddNewPod("big", "2");
   ScheduleOne();
   ASSERT_NE(sched_->decisions(), nullptr);
   auto pending = sched_->decisions()->PodJson("default", "big");
@@ -399,8 +479,7 @@ TEST_F(SchedulerTest, DecisionLogKeepsTheVerdictThenThePlacement) {
 TEST_F(SchedulerTest, StuckPodGetsOneSchedulingStuckEvent) {
   Start();
   AddNode(Node("small", "1"));
-  auto big = Pod("big", "uid-big", "2");
-  AddPod(big);
+  auto big = AddNewPod("big", "2");
   for (int attempt = 0; attempt < 3; ++attempt) {
     if (attempt > 0) {
       clock_.Advance(6min);
@@ -426,64 +505,38 @@ TEST_F(SchedulerTest, StuckPodGetsOneSchedulingStuckEvent) {
 TEST_F(SchedulerTest, ReserveRejectionUnreservesForgetsAndParks) {
   Start({.with_plugin = true});
   knobs_->Add(&PluginKnobs::reject_reserve, "p");
-  AddNode(Node("n1", "4"));
-  auto p = Pod("p", "uid-p", "100m");
-  AddPod(p);
+  auto p = AddNodeN1AndPodP("4", "100m");
   ScheduleOne();
-  EXPECT_TRUE(Binds().empty());
-  EXPECT_EQ(knobs_->UnreserveCalls(), 1);
-  EXPECT_EQ(sched_->cache().PodCount(), 0u);
+  ExpectUnreservedAndParked(p, TestPlugin::kName);
   EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
-  EXPECT_EQ(Where(p), SubQueue::kUnschedulable);
-  EXPECT_EQ(RejectedBy(TestPlugin::kName), 1u);
-  auto patches = ConditionPatches("p");
-  ASSERT_EQ(patches.size(), 1u);
-  EXPECT_TRUE(Contains(patches[0].body, "rejected by TestPlugin at Reserve")) << patches[0].body;
+  ExpectOneConditionPatch("p", {"rejected by TestPlugin at Reserve"});
   EXPECT_EQ(Events("FailedScheduling", "p").size(), 1u);
 }
 
 TEST_F(SchedulerTest, PermitRejectionUnreservesForgetsAndParks) {
   Start({.with_plugin = true});
   knobs_->Add(&PluginKnobs::reject_permit, "p");
-  AddNode(Node("n1", "4"));
-  auto p = Pod("p", "uid-p", "100m");
-  AddPod(p);
+  auto p = AddNodeN1AndPodP("4", "100m");
   ScheduleOne();
-  EXPECT_TRUE(Binds().empty());
-  EXPECT_EQ(knobs_->UnreserveCalls(), 1);
-  EXPECT_EQ(sched_->cache().PodCount(), 0u);
-  EXPECT_EQ(Where(p), SubQueue::kUnschedulable);
-  EXPECT_EQ(RejectedBy(TestPlugin::kName), 1u);
-  auto patches = ConditionPatches("p");
-  ASSERT_EQ(patches.size(), 1u);
-  EXPECT_TRUE(Contains(patches[0].body, R"("reason":"Unschedulable")")) << patches[0].body;
-  EXPECT_TRUE(Contains(patches[0].body, "rejected by TestPlugin at Permit")) << patches[0].body;
+  ExpectUnreservedAndParked(p, TestPlugin::kName);
+  ExpectOneConditionPatch("p", {R"("reason":"Unschedulable")", "rejected by TestPlugin at Permit"});
 }
 
 // A bind error that is not a rejection: the pod backs off and is retried.
 TEST_F(SchedulerTest, BindErrorForgetsThePodAndRetriesAfterBackoff) {
   Start();
-  AddNode(Node("n1", "4"));
-  auto p = Pod("p", "uid-p", "100m");
-  AddPod(p);
-  api_->SetHandler([](const informers::Request& r) -> StatusOr<informers::Response> {
-    if (Contains(r.path, "/binding"))
-      return informers::Response{500, R"({"kind":"Status","message":"etcd leader changed"})"};
-    return informers::Response{201, "{}"};
+  auto p = AddNodeN1AndPodP("4", "100m");
+  AnswerBindsWith([](const informers::Request&) -> StatusOr<informers::Response> {
+    return informers::Response{500, R"({"kind":"Status","message":"etcd leader changed"})"};
   });
   ScheduleOne();
   EXPECT_EQ(Binds().size(), 1u);
   EXPECT_EQ(sched_->cache().PodCount(), 0u);
   EXPECT_EQ(Where(p), SubQueue::kBackoff);
-  auto patches = ConditionPatches("p");
-  ASSERT_EQ(patches.size(), 1u);
-  EXPECT_TRUE(Contains(patches[0].body, R"("reason":"SchedulerError")")) << patches[0].body;
-  EXPECT_TRUE(Contains(patches[0].body, "etcd leader changed")) << patches[0].body;
+  ExpectOneConditionPatch("p", {R"("reason":"SchedulerError")", "etcd leader changed"});
 
   api_->SetHandler(nullptr);
-  AdvanceAndFlush(1s);
-  ASSERT_EQ(Where(p), SubQueue::kActive);
-  ScheduleOne();
+  ASSERT_NO_FATAL_FAILURE(RetryAfterBackoff(p));
   EXPECT_EQ(Binds().size(), 2u);
   EXPECT_EQ(pq().Len(), 0u);
   EXPECT_EQ(sched_->cache().AssumedPodCount(), 1u);
@@ -498,9 +551,7 @@ TEST_F(SchedulerTest, BindGateClosedSendsNoBindAndRequeues) {
     ++asked;
     return leader.load();
   }});
-  AddNode(Node("n1", "4"));
-  auto p = Pod("p", "uid-p", "100m");
-  AddPod(p);
+  auto p = AddNodeN1AndPodP("4", "100m");
 
   ScheduleOne();
   EXPECT_GE(asked.load(), 1);
@@ -509,14 +560,10 @@ TEST_F(SchedulerTest, BindGateClosedSendsNoBindAndRequeues) {
   EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
   EXPECT_EQ(Where(p), SubQueue::kBackoff);  // an error, not a rejection: retried after backoff
   EXPECT_EQ(pq().InFlightPods(), 0u);
-  auto patches = ConditionPatches("p");
-  ASSERT_EQ(patches.size(), 1u);
-  EXPECT_TRUE(Contains(patches[0].body, "leader election lease")) << patches[0].body;
+  ExpectOneConditionPatch("p", {"leader election lease"});
 
   leader = true;
-  AdvanceAndFlush(1s);
-  ASSERT_EQ(Where(p), SubQueue::kActive);
-  ScheduleOne();
+  ASSERT_NO_FATAL_FAILURE(RetryAfterBackoff(p));
   ASSERT_EQ(Binds().size(), 1u);
   EXPECT_EQ(sched_->cache().AssumedPodCount(), 1u);
   EXPECT_EQ(pq().Len(), 0u);
@@ -533,13 +580,11 @@ TEST_F(SchedulerTest, RejectedBindingCycleDoesNotMoveThePodItself) {
   knobs_->Add(&PluginKnobs::reject_permit, "other");
   knobs_->Add(&PluginKnobs::wait_permit, "p");
   AddNode(Node("n1", "4"));
-  auto other = Pod("other", "uid-other", "100m");
-  AddPod(other);
+  auto other = AddNewPod("other", "100m");
   ScheduleOne();
   ASSERT_EQ(Where(other), SubQueue::kUnschedulable);
 
-  auto p = Pod("p", "uid-p", "100m");
-  AddPod(p);
+  auto p = AddNewPod("p", "100m");
   ScheduleOneNoWait();
   auto* fwk = sched_->FrameworkFor(kProfile);
   ASSERT_NE(fwk, nullptr);
@@ -553,10 +598,7 @@ TEST_F(SchedulerTest, RejectedBindingCycleDoesNotMoveThePodItself) {
   EXPECT_EQ(sched_->cache().PodCount(), 0u);
   EXPECT_EQ(Where(p), SubQueue::kUnschedulable);
   EXPECT_EQ(Where(other), SubQueue::kBackoff);
-  auto patches = ConditionPatches("p");
-  ASSERT_EQ(patches.size(), 1u);
-  EXPECT_TRUE(Contains(patches[0].body, R"("reason":"Unschedulable")")) << patches[0].body;
-  EXPECT_TRUE(Contains(patches[0].body, "denied by the test")) << patches[0].body;
+  ExpectOneConditionPatch("p", {R"("reason":"Unschedulable")", "denied by the test"});
 }
 
 // A pod deleted while it waits at Permit: the delete handler rejects it, its binding
@@ -564,9 +606,7 @@ TEST_F(SchedulerTest, RejectedBindingCycleDoesNotMoveThePodItself) {
 TEST_F(SchedulerTest, PodDeletedWhileWaitingAtPermitIsNeverBound) {
   Start({.with_plugin = true});
   knobs_->Add(&PluginKnobs::wait_permit, "p");
-  AddNode(Node("n1", "4"));
-  auto p = Pod("p", "uid-p", "100m");
-  AddPod(p);
+  auto p = AddNodeN1AndPodP("4", "100m");
   ScheduleOneNoWait();
   auto* fwk = sched_->FrameworkFor(kProfile);
   ASSERT_NE(fwk->GetWaitingPod("uid-p"), nullptr);
@@ -577,9 +617,7 @@ TEST_F(SchedulerTest, PodDeletedWhileWaitingAtPermitIsNeverBound) {
   ASSERT_TRUE(WaitForBinds());
   EXPECT_EQ(fwk->GetWaitingPod("uid-p"), nullptr);
   EXPECT_TRUE(Binds().empty());
-  EXPECT_EQ(pq().Len(), 0u);
-  EXPECT_EQ(pq().InFlightPods(), 0u);
-  EXPECT_TRUE(ConditionPatches("p").empty());
+  ExpectSettledWithoutFailure("p");
 }
 
 // ---- bind failures (reliability) ------------------------------------------------------
@@ -590,32 +628,23 @@ TEST_F(SchedulerTest, PodDeletedWhileWaitingAtPermitIsNeverBound) {
 // then counts the pod where it really runs.
 TEST_F(SchedulerTest, BindConflictAlreadyAssignedIsNotRequeued) {
   Start();
-  AddNode(Node("n1", "4"));
+  auto p = AddNodeN1AndPodP("4", "500m");
   AddNode(Node("n2", "4"));
-  auto p = Pod("p", "uid-p", "500m");
-  AddPod(p);
   auto elsewhere = BoundTo(p, "n-other");
-  api_->SetHandler([&](const informers::Request& r) -> StatusOr<informers::Response> {
-    if (!Contains(r.path, "/binding")) return informers::Response{201, "{}"};
+  AnswerBindsWith([&](const informers::Request&) -> StatusOr<informers::Response> {
     SetStore(p->Key(), elsewhere);
-    return FakeApiClient::ApiError(409, "Conflict",
-                                   "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned "
-                                   "to node \"n-other\"");
+    return AlreadyAssigned("p", "n-other");
   });
 
   ScheduleOne();
   EXPECT_EQ(Binds().size(), 1u);
   EXPECT_EQ(sched_->cache().PodCount(), 0u);
   EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
-  EXPECT_EQ(pq().Len(), 0u);
-  EXPECT_EQ(pq().InFlightPods(), 0u);
-  EXPECT_TRUE(ConditionPatches("p").empty());
+  ExpectSettledWithoutFailure("p");
   EXPECT_TRUE(Events("FailedScheduling", "p").empty());
 
   sched_->pod_handler().OnUpdate(p, elsewhere);  // the watch event, after the bind failed
-  EXPECT_EQ(sched_->cache().PodCount(), 1u);
-  ASSERT_NE(CachedNode("n-other"), nullptr);
-  EXPECT_EQ(CachedNode("n-other")->pods().size(), 1u);
+  ExpectCountedOnceOn("n-other", 500);
   for (const char* n : {"n1", "n2"}) EXPECT_TRUE(CachedNode(n)->pods().empty()) << n;
   EXPECT_EQ(pq().Len(), 0u);
 }
@@ -625,28 +654,17 @@ TEST_F(SchedulerTest, BindConflictAlreadyAssignedIsNotRequeued) {
 // it from there.
 TEST_F(SchedulerTest, BindConflictAfterTheWatchShowedThePodElsewhere) {
   Start();
-  AddNode(Node("n1", "4"));
-  auto p = Pod("p", "uid-p", "500m");
-  AddPod(p);
-  api_->Hold(kAnyBind);
-  ScheduleOneNoWait();
-  ASSERT_EQ(api_->HeldCount(), 1u);
+  auto p = AddNodeN1AndPodP("4", "500m");
+  ASSERT_NO_FATAL_FAILURE(ScheduleWithBindHeld());
 
   AddNode(Node("n2", "4"));
   UpdatePod(BoundTo(p, "n2"));
   EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);  // confirmed (on n2)
-  api_->Release(nullptr, FakeApiClient::ApiError(409, "Conflict",
-                                                "Operation cannot be fulfilled on pods/binding \"p\": pod p is "
-                                                "already assigned to node \"n2\""));
-  ASSERT_TRUE(WaitForBinds());
+  ASSERT_TRUE(AnswerHeldBinds(AlreadyAssigned("p", "n2")));
 
-  EXPECT_EQ(sched_->cache().PodCount(), 1u);
   EXPECT_TRUE(CachedNode("n1")->pods().empty());
-  EXPECT_EQ(CachedNode("n2")->pods().size(), 1u);
-  EXPECT_EQ(CachedNode("n2")->requested().milli_cpu, 500);
-  EXPECT_EQ(pq().Len(), 0u);
-  EXPECT_EQ(pq().InFlightPods(), 0u);
-  EXPECT_TRUE(ConditionPatches("p").empty());
+  ExpectCountedOnceOn("n2", 500);
+  ExpectSettledWithoutFailure("p");
 }
 
 // (8) 404 / 409 "being deleted": the pod is gone from the store (or replaced by a pod
@@ -666,23 +684,17 @@ TEST_P(BindGoneTest, PodIsDroppedAndWaitingPodsAreWoken) {
   const GoneCase& c = GetParam();
   Start();
   AddNode(Node("n1", "1"));
-  auto doomed = Pod("doomed", "uid-doomed", "800m");
-  AddPod(doomed);
-  api_->Hold(kAnyBind);
-  ScheduleOneNoWait();
-  ASSERT_EQ(api_->HeldCount(), 1u);
+  auto doomed = AddNewPod("doomed", "800m");
+  ASSERT_NO_FATAL_FAILURE(ScheduleWithBindHeld());
 
   // While the bind is in flight the node is full with the assumed pod.
-  auto waiter = Pod("waiter", "uid-waiter", "800m");
-  AddPod(waiter);
+  auto waiter = AddNewPod("waiter", "800m");
   ScheduleOneNoWait();  // a FitError: nothing to wait for (doomed's bind stays held)
   ASSERT_EQ(Where(waiter), SubQueue::kUnschedulable);
   ASSERT_EQ(RejectedBy("NodeResourcesFit"), 1u);
 
   SetStore(doomed->Key(), c.recreated ? Pod("doomed", "uid-doomed-2", "800m") : nullptr);
-  api_->Hold(nullptr);
-  api_->Release(nullptr, FakeApiClient::ApiError(c.http_code, c.reason, c.message));
-  ASSERT_TRUE(WaitForBinds());
+  ASSERT_TRUE(AnswerHeldBinds(FakeApiClient::ApiError(c.http_code, c.reason, c.message)));
 
   EXPECT_EQ(sched_->cache().PodCount(), 0u);
   EXPECT_EQ(Where(doomed), SubQueue::kNone);
@@ -713,35 +725,24 @@ INSTANTIATE_TEST_SUITE_P(
 // on its node, so the node's room is not handed out twice.
 TEST_F(SchedulerTest, BindTimeoutThatSucceededIsNotRequeuedNorDoubleBooked) {
   Start();
-  AddNode(Node("n1", "1"));
-  auto p = Pod("p", "uid-p", "600m");
-  AddPod(p);
+  auto p = AddNodeN1AndPodP("1", "600m");
   auto bound = BoundTo(p, "n1");
-  api_->SetHandler([&](const informers::Request& r) -> StatusOr<informers::Response> {
-    if (!Contains(r.path, "/binding")) return informers::Response{201, "{}"};
+  AnswerBindsWith([&](const informers::Request&) -> StatusOr<informers::Response> {
     SetStore(p->Key(), bound);  // the server bound it; the answer was lost
     return Status(StatusCode::kDeadlineExceeded, "context deadline exceeded (Client.Timeout exceeded)");
   });
 
   ScheduleOne();
   EXPECT_EQ(Binds().size(), 1u);
-  EXPECT_EQ(pq().Len(), 0u);
-  EXPECT_EQ(pq().InFlightPods(), 0u);
-  EXPECT_TRUE(ConditionPatches("p").empty());
+  ExpectSettledWithoutFailure("p");
   EXPECT_EQ(sched_->cache().PodCount(), 0u);  // forgotten until the watch shows it
 
   sched_->pod_handler().OnUpdate(p, bound);
-  EXPECT_EQ(sched_->cache().PodCount(), 1u);
   EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
-  ASSERT_EQ(CachedNode("n1")->pods().size(), 1u);
-  EXPECT_EQ(CachedNode("n1")->requested().milli_cpu, 600);
+  ExpectCountedOnceOn("n1", 600);
 
   api_->SetHandler(nullptr);
-  auto q = Pod("q", "uid-q", "600m");
-  AddPod(q);
-  ScheduleOne();
-  EXPECT_EQ(Where(q), SubQueue::kUnschedulable);  // 600m + 600m > 1 cpu
-  EXPECT_EQ(Binds().size(), 1u);
+  ExpectPodQFindsNoRoom("600m", 1);  // 600m + 600m > 1 cpu
 }
 
 // (9c) Better than upstream: when the bind's answer is lost, ksched reads the pod back
@@ -750,9 +751,7 @@ TEST_F(SchedulerTest, BindTimeoutThatSucceededIsNotRequeuedNorDoubleBooked) {
 // is never offered twice. While the read itself fails, the pod stays assumed.
 TEST_F(SchedulerTest, LostBindAnswerIsReadBackAndTheRoomIsNeverFreed) {
   Start();
-  AddNode(Node("n1", "1"));
-  auto p = Pod("p", "uid-p", "600m");
-  AddPod(p);
+  auto p = AddNodeN1AndPodP("1", "600m");
   auto bound = BoundTo(p, "n1");
   std::atomic<int> reads{0};
   api_->SetHandler([&](const informers::Request& r) -> StatusOr<informers::Response> {
@@ -767,18 +766,12 @@ TEST_F(SchedulerTest, LostBindAnswerIsReadBackAndTheRoomIsNeverFreed) {
   ScheduleOne();
   EXPECT_EQ(reads.load(), 2);
   EXPECT_EQ(Binds().size(), 1u);
-  EXPECT_EQ(pq().Len(), 0u);
-  EXPECT_EQ(pq().InFlightPods(), 0u);
-  EXPECT_TRUE(ConditionPatches("p").empty());
+  ExpectSettledWithoutFailure("p");
   EXPECT_EQ(Events("Scheduled", "p").size(), 1u);
   // Still counted (assumed) with no watch event yet: a second 600m pod does not fit.
   ASSERT_NE(CachedNode("n1"), nullptr);
   EXPECT_EQ(CachedNode("n1")->requested().milli_cpu, 600);
-  auto q = Pod("q", "uid-q", "600m");
-  AddPod(q);
-  ScheduleOne();
-  EXPECT_EQ(Where(q), SubQueue::kUnschedulable);
-  EXPECT_EQ(Binds().size(), 1u);
+  ExpectPodQFindsNoRoom("600m", 1);
   // The watch event then confirms it, counted once.
   UpdatePod(bound);
   EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
@@ -789,15 +782,10 @@ TEST_F(SchedulerTest, LostBindAnswerIsReadBackAndTheRoomIsNeverFreed) {
 // retry met it) is the same success; a 409 for a pod bound elsewhere stays a failure.
 TEST_F(SchedulerTest, ConflictForOurOwnEarlierBindIsASuccess) {
   Start();
-  AddNode(Node("n1", "1"));
-  auto p = Pod("p", "uid-p", "600m");
-  AddPod(p);
+  auto p = AddNodeN1AndPodP("1", "600m");
   auto bound = BoundTo(p, "n1");
   api_->SetHandler([&](const informers::Request& r) -> StatusOr<informers::Response> {
-    if (Contains(r.path, "/binding"))
-      return FakeApiClient::ApiError(409, "Conflict",
-                                     "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned "
-                                     "to node \"n1\"");
+    if (Contains(r.path, "/binding")) return AlreadyAssigned("p", "n1");
     if (r.verb == Verb::kGet) return informers::Response{200, api::EncodePod(*bound)};
     return informers::Response{201, "{}"};
   });
@@ -811,30 +799,16 @@ TEST_F(SchedulerTest, ConflictForOurOwnEarlierBindIsASuccess) {
 // still in flight; the timeout's Forget must not uncount it.
 TEST_F(SchedulerTest, BindTimeoutAfterTheWatchConfirmedTheBind) {
   Start();
-  AddNode(Node("n1", "1"));
-  auto p = Pod("p", "uid-p", "600m");
-  AddPod(p);
-  api_->Hold(kAnyBind);
-  ScheduleOneNoWait();
-  ASSERT_EQ(api_->HeldCount(), 1u);
+  auto p = AddNodeN1AndPodP("1", "600m");
+  ASSERT_NO_FATAL_FAILURE(ScheduleWithBindHeld());
   UpdatePod(BoundTo(p, "n1"));
   EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
 
-  api_->Hold(nullptr);
-  api_->Release(nullptr, Status(StatusCode::kDeadlineExceeded, "context deadline exceeded"));
-  ASSERT_TRUE(WaitForBinds());
-  EXPECT_EQ(pq().Len(), 0u);
-  EXPECT_EQ(pq().InFlightPods(), 0u);
-  EXPECT_TRUE(ConditionPatches("p").empty());
-  EXPECT_EQ(sched_->cache().PodCount(), 1u);
-  ASSERT_EQ(CachedNode("n1")->pods().size(), 1u);
-  EXPECT_EQ(CachedNode("n1")->requested().milli_cpu, 600);
+  ASSERT_TRUE(AnswerHeldBinds(Status(StatusCode::kDeadlineExceeded, "context deadline exceeded")));
+  ExpectSettledWithoutFailure("p");
+  ExpectCountedOnceOn("n1", 600);
 
-  auto q = Pod("q", "uid-q", "600m");
-  AddPod(q);
-  ScheduleOne();
-  EXPECT_EQ(Where(q), SubQueue::kUnschedulable);
-  EXPECT_EQ(Binds().size(), 1u);
+  ExpectPodQFindsNoRoom("600m", 1);
 }
 
 // (10) The pod was deleted and recreated under the same name while its bind was in
@@ -845,8 +819,7 @@ TEST_F(SchedulerTest, SameNameNewUidBeforeBindingBindsTheNewPodOnce) {
   AddNode(Node("n1", "4"));
   std::mutex server_mu;
   std::string server_uid = "uid-1";  // the UID of the live pod "p" on the API server
-  api_->SetHandler([&](const informers::Request& r) -> StatusOr<informers::Response> {
-    if (!Contains(r.path, "/binding")) return informers::Response{201, "{}"};
+  AnswerBindsWith([&](const informers::Request& r) -> StatusOr<informers::Response> {
     std::lock_guard l(server_mu);
     if (!Contains(r.body, "\"uid\":\"" + server_uid + "\""))
       return FakeApiClient::ApiError(409, "Conflict",
@@ -856,9 +829,7 @@ TEST_F(SchedulerTest, SameNameNewUidBeforeBindingBindsTheNewPodOnce) {
   });
   auto old_pod = Pod("p", "uid-1", "500m");
   AddPod(old_pod);
-  api_->Hold(kAnyBind);
-  ScheduleOneNoWait();
-  ASSERT_EQ(api_->HeldCount(), 1u);
+  ASSERT_NO_FATAL_FAILURE(ScheduleWithBindHeld());
 
   auto new_pod = Pod("p", "uid-2", "700m");
   {
@@ -897,9 +868,7 @@ TEST_F(SchedulerTest, SameNameNewUidBeforeBindingBindsTheNewPodOnce) {
 // binding worker).
 TEST_F(SchedulerTest, BindsAnsweredOnTheClientThread) {
   Start({.async_client = true});
-  AddNode(Node("n1", "1"));
-  auto p = Pod("p", "uid-p", "600m");
-  AddPod(p);
+  AddNodeN1AndPodP("1", "600m");
   ScheduleOne();
   ASSERT_EQ(Binds().size(), 1u);
   EXPECT_EQ(Events("Scheduled", "p").size(), 1u);
@@ -907,9 +876,8 @@ TEST_F(SchedulerTest, BindsAnsweredOnTheClientThread) {
   EXPECT_EQ(pq().InFlightPods(), 0u);
 
   // The server no longer knows q (404): forgotten and dropped, p stays counted.
-  auto q = Pod("q", "uid-q", "300m");
-  AddPod(q);
-  api_->SetHandler([&](const informers::Request& r) -> StatusOr<informers::Response> {
+  auto q = AddNewPod("q", "300m");
+  AnswerBindsWith([&](const informers::Request& r) -> StatusOr<informers::Response> {
     if (!Contains(r.path, "/pods/q/binding")) return informers::Response{201, "{}"};
     SetStore(q->Key(), nullptr);
     return FakeApiClient::ApiError(404, "NotFound", "pods \"q\" not found");
@@ -960,8 +928,7 @@ TEST_F(SchedulerTest, PodEventsAreRoutedByAssignmentAndSchedulerName) {
   // Deletes: an assigned pod leaves the cache; a queued one leaves the queue.
   DeletePod(foreign_running->Key());
   EXPECT_EQ(sched_->cache().PodCount(), 2u);
-  auto queued = Pod("queued", "uid-queued", "100m");
-  AddPod(queued);
+  auto queued = AddNewPod("queued", "100m");
   ASSERT_EQ(Where(queued), SubQueue::kActive);
   DeletePod(queued->Key());
   EXPECT_EQ(Where(queued), SubQueue::kNone);
@@ -1004,23 +971,18 @@ TEST_F(SchedulerTest, UidChangeReplacesThePodInQueueAndCache) {
 // the assumed pod must still free its node.
 TEST_F(SchedulerTest, DeleteWithStaleTombstoneFreesTheAssumedPod) {
   Start();
-  AddNode(Node("n1", "1"));
-  auto p = Pod("p", "uid-p", "800m");
-  AddPod(p);
+  auto p = AddNodeN1AndPodP("1", "800m");
   api_->Hold(kAnyBind);
   ScheduleOneNoWait();
   ASSERT_EQ(sched_->cache().AssumedPodCount(), 1u);
 
   DeletePod(p->Key(), /*last_known=*/p);
   EXPECT_EQ(sched_->cache().PodCount(), 0u);
-  api_->Hold(nullptr);
-  api_->Release(nullptr, FakeApiClient::ApiError(404, "NotFound", "pods \"p\" not found"));
-  ASSERT_TRUE(WaitForBinds());
+  ASSERT_TRUE(AnswerHeldBinds(FakeApiClient::ApiError(404, "NotFound", "pods \"p\" not found")));
   EXPECT_EQ(pq().Len(), 0u);
   EXPECT_EQ(pq().InFlightPods(), 0u);
 
-  auto q = Pod("q", "uid-q", "800m");
-  AddPod(q);
+  AddNewPod("q", "800m");
   ScheduleOne();
   EXPECT_EQ(Binds(BindOf("q")).size(), 1u);  // the room p held is free again
 }

@@ -7,37 +7,18 @@
 namespace ksched::framework::plugins::noderesources {
 namespace {
 
-using fixtures::CpuAndMemory;
-using fixtures::CpuOnly;
-using fixtures::FakeHandle;
-using fixtures::Milli;
-using fixtures::Node;
-using fixtures::Pod;
-using fixtures::Val;
-
-struct Case {
-  std::string name;
-  api::PodPtr pod;
-  std::vector<api::NodePtr> nodes;
-  std::vector<api::PodPtr> pods;
-  std::vector<int64_t> want;
-};
+using namespace fixtures;  // test_util.h: builders, ScoreCase, ForEachScoreCase
+using Case = ScoreCase;
 
 void RunCases(const config::PluginArgs& args, const std::vector<Case>& cases) {
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.name);
-    FakeHandle handle(cache::Snapshot::FromObjects(c.nodes, c.pods));
-    auto plugin = BalancedAllocation::New(args, handle);
-    ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
-    auto& ba = dynamic_cast<BalancedAllocation&>(**plugin);
-    CycleState state;
-    ASSERT_TRUE(ba.PreScore(state, *c.pod, handle.Snapshot().List()).IsSuccess());
-    for (size_t i = 0; i < c.nodes.size(); ++i) {
-      int64_t score = -1;
-      ASSERT_TRUE(ba.Score(state, *c.pod, *handle.Snapshot().Get(c.nodes[i]->Name()), score).IsSuccess());
-      EXPECT_EQ(score, c.want[i]) << c.nodes[i]->Name();
-    }
-  }
+  ForEachScoreCase<BalancedAllocation>(
+      args, cases, [](BalancedAllocation& ba, CycleState& state, FakeHandle& handle, const Case& c) {
+        for (size_t i = 0; i < c.nodes.size(); ++i) {
+          int64_t score = -1;
+          ASSERT_TRUE(ba.Score(state, *c.pod, *handle.Snapshot().Get(c.nodes[i]->Name()), score).IsSuccess());
+          EXPECT_EQ(score, c.want[i]) << c.nodes[i]->Name();
+        }
+      });
 }
 
 // Upstream's balanced_allocation_test table, with the current formula

@@ -8,21 +8,7 @@
 namespace ksched::framework::plugins::noderesources {
 namespace {
 
-using fixtures::CpuAndMemory;
-using fixtures::CpuOnly;
-using fixtures::FakeHandle;
-using fixtures::Milli;
-using fixtures::Node;
-using fixtures::Pod;
-using fixtures::Val;
-
-struct ScoreCase {
-  std::string name;
-  api::PodPtr pod;
-  std::vector<api::NodePtr> nodes;
-  std::vector<api::PodPtr> pods;
-  std::vector<int64_t> want;
-};
+using namespace fixtures;  // test_util.h: builders, ScoreCase, ForEachScoreCase
 
 config::NodeResourcesFitArgs Strategy(std::string_view type, std::vector<config::ResourceSpec> resources,
                                       std::optional<std::vector<config::UtilizationShapePoint>> shape = {}) {
@@ -32,14 +18,7 @@ config::NodeResourcesFitArgs Strategy(std::string_view type, std::vector<config:
 
 // Scores every node twice: through PreScore's state, and directly (no PreScore).
 void RunScores(const config::NodeResourcesFitArgs& args, const std::vector<ScoreCase>& cases) {
-  for (const ScoreCase& c : cases) {
-    SCOPED_TRACE(c.name);
-    FakeHandle handle(cache::Snapshot::FromObjects(c.nodes, c.pods));
-    auto plugin = Fit::New(args, handle);
-    ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
-    auto& fit = dynamic_cast<Fit&>(**plugin);
-    CycleState state;
-    ASSERT_TRUE(fit.PreScore(state, *c.pod, handle.Snapshot().List()).IsSuccess());
+  ForEachScoreCase<Fit>(args, cases, [](Fit& fit, CycleState& state, FakeHandle& handle, const ScoreCase& c) {
     CycleState empty;
     for (size_t i = 0; i < c.nodes.size(); ++i) {
       const cache::NodeInfo* ni = handle.Snapshot().Get(c.nodes[i]->Name());
@@ -50,7 +29,7 @@ void RunScores(const config::NodeResourcesFitArgs& args, const std::vector<Score
       EXPECT_EQ(score, c.want[i]) << c.nodes[i]->Name();
       EXPECT_EQ(direct, c.want[i]) << c.nodes[i]->Name();
     }
-  }
+  });
 }
 
 const std::vector<config::ResourceSpec> kCpuMem = {{"cpu", 1}, {"memory", 1}};

@@ -1,6 +1,8 @@
 // Builders shared by the noderesources tests: nodes and pods with given resources, in the
-// shapes upstream's tests use.
+// shapes upstream's tests use; and the loop the score tables share.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
@@ -56,5 +58,33 @@ inline std::vector<api::Container> CpuAndMemory() {
 
 // The one fake framework handle (tests/fakes/fake_handle.h).
 using FakeHandle = ksched::testing::FakeHandle;
+
+// A row of upstream's score tables: `pod` scored on `nodes`, with `pods` already placed;
+// `want` holds the score per node, in order.
+struct ScoreCase {
+  std::string name;
+  api::PodPtr pod;
+  std::vector<api::NodePtr> nodes;
+  std::vector<api::PodPtr> pods;
+  std::vector<int64_t> want;
+};
+
+// For each case (traced by name): a snapshot of its nodes and pods, plugin `P` built from
+// `args` on it, and PreScore run; then `score(plugin, state, handle, case)` checks the
+// nodes. A fatal failure stops the remaining cases.
+template <typename P, typename Args, typename ScoreFn>
+void ForEachScoreCase(const Args& args, const std::vector<ScoreCase>& cases, ScoreFn score) {
+  for (const ScoreCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    FakeHandle handle(cache::Snapshot::FromObjects(c.nodes, c.pods));
+    auto plugin = P::New(args, handle);
+    ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
+    auto& p = dynamic_cast<P&>(**plugin);
+    CycleState state;
+    ASSERT_TRUE(p.PreScore(state, *c.pod, handle.Snapshot().List()).IsSuccess());
+    score(p, state, handle, c);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
 
 }  // namespace ksched::framework::plugins::noderesources::fixtures
