@@ -10,6 +10,7 @@
 #include "informers/cluster_lister.h"
 #include "informers/curl_client.h"
 #include "informers/rest_config.h"
+#include "tests/e2e/api_helpers.h"
 #include "tests/e2e/control_plane.h"
 #include "tests/fakes/event_log.h"
 
@@ -23,14 +24,7 @@ using api::SelectorOperator;
 using api::StringMap;
 using ksched::testing::ControlPlane;
 
-ApiClientPtr AdminClient() {
-  auto cfg = LoadKubeconfig(ControlPlane::Get().kubeconfig());
-  EXPECT_TRUE(cfg.ok()) << cfg.status().ToString();
-  cfg->qps = 0;
-  auto c = NewCurlApiClient(*cfg);
-  EXPECT_TRUE(c.ok());
-  return std::move(*c);
-}
+using ksched::testing::AdminClient;
 
 void Post(ApiClient& c, const std::string& path, const std::string& body) {
   auto r = c.Do({.verb = Verb::kPost, .path = path, .body = body});

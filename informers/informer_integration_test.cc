@@ -9,6 +9,7 @@
 #include "informers/informer.h"
 #include "informers/rest_config.h"
 #include "pkg/api/json.h"
+#include "tests/e2e/api_helpers.h"
 #include "tests/e2e/control_plane.h"
 #include "tests/fakes/event_log.h"
 #include "tests/fakes/objects.h"
@@ -19,24 +20,10 @@ namespace {
 using namespace std::chrono_literals;
 using ksched::testing::ControlPlane;
 
-RestConfig AdminConfig() {
-  auto cfg = LoadKubeconfig(ControlPlane::Get().kubeconfig());
-  EXPECT_TRUE(cfg.ok()) << cfg.status().ToString();
-  cfg->qps = 0;  // tests create objects as fast as the server takes them
-  return *cfg;
-}
+using ksched::testing::AdminConfig;
+using ksched::testing::CreateNamespace;
 
-ApiClientPtr Client(const RestConfig& cfg = AdminConfig()) {
-  auto c = NewCurlApiClient(cfg);
-  EXPECT_TRUE(c.ok());
-  return std::move(*c);
-}
-
-void CreateNamespace(ApiClient& c, const std::string& ns) {
-  auto r = c.Do({.verb = Verb::kPost, .path = "/api/v1/namespaces",
-                 .body = R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + ns + "\"}}"});
-  ASSERT_TRUE(r.ok() || r.status().code() == StatusCode::kAlreadyExists) << r.status().ToString();
-}
+ApiClientPtr Client(const RestConfig& cfg = AdminConfig()) { return ksched::testing::NewClient(cfg); }
 
 std::string PodJson(const std::string& ns, const std::string& name, const std::string& label = "v1") {
   api::Pod p = ksched::testing::TestPod(ns, name, "ksched", {{"cpu", api::Quantity::FromMilli(100)}});

@@ -19,6 +19,7 @@
 #include "pkg/api/json.h"
 #include "pkg/leaderelection/leader_elector.h"
 #include "pkg/leaderelection/lease.h"
+#include "tests/e2e/api_helpers.h"
 #include "tests/e2e/control_plane.h"
 #include "tests/e2e/process_util.h"
 #include "tests/fakes/event_log.h"
@@ -35,14 +36,8 @@ using ksched::testing::Eventually;
 using ksched::testing::FreePort;
 using ksched::testing::ReadFile;
 
-informers::ApiClientPtr AdminClient() {
-  auto cfg = informers::LoadKubeconfig(ControlPlane::Get().kubeconfig());
-  EXPECT_TRUE(cfg.ok()) << cfg.status().ToString();
-  cfg->qps = 0;
-  auto c = informers::NewCurlApiClient(*cfg);
-  EXPECT_TRUE(c.ok()) << c.status().ToString();
-  return std::move(*c);
-}
+using ksched::testing::AdminClient;
+using ksched::testing::Post;
 
 std::optional<LeaseRecord> ReadLease(informers::ApiClient& c, const std::string& name) {
   auto r = c.Do({.path = LeasePath("kube-system", name)});
@@ -178,11 +173,6 @@ class KschedProcess {
 
 constexpr char kScheduler[] = "le-test-scheduler";
 constexpr char kNs[] = "le-test";
-
-void Post(informers::ApiClient& c, const std::string& path, const std::string& body) {
-  auto r = c.Do({.verb = Verb::kPost, .path = path, .body = body});
-  ASSERT_TRUE(r.ok() || r.status().code() == StatusCode::kAlreadyExists) << path << ": " << r.status().ToString();
-}
 
 void CreatePod(informers::ApiClient& c, const std::string& name) {
   api::Pod p = ksched::testing::TestPod(kNs, name, kScheduler, {{"cpu", *api::Quantity::Parse("100m")}});

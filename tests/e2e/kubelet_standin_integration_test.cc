@@ -8,6 +8,7 @@
 #include "informers/curl_client.h"
 #include "informers/rest_config.h"
 #include "pkg/api/json.h"
+#include "tests/e2e/api_helpers.h"
 #include "tests/e2e/control_plane.h"
 #include "tests/fakes/objects.h"
 
@@ -16,21 +17,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using informers::Verb;
-
-informers::ApiClientPtr Client() {
-  auto cfg = informers::LoadKubeconfig(ControlPlane::Get().kubeconfig());
-  EXPECT_TRUE(cfg.ok()) << cfg.status().ToString();
-  cfg->qps = 0;
-  auto c = informers::NewCurlApiClient(*cfg);
-  EXPECT_TRUE(c.ok());
-  return std::move(*c);
-}
-
-void CreateNamespace(informers::ApiClient& c, const std::string& ns) {
-  auto r = c.Do({.verb = Verb::kPost, .path = "/api/v1/namespaces",
-                 .body = R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + ns + "\"}}"});
-  ASSERT_TRUE(r.ok() || r.status().code() == StatusCode::kAlreadyExists) << r.status().ToString();
-}
 
 // A pod on `node` ("" for a pending one); the default grace period (30 s) applies.
 void CreatePod(informers::ApiClient& c, const std::string& ns, const std::string& name, const std::string& node) {
@@ -53,7 +39,7 @@ bool Exists(informers::ApiClient& c, const std::string& ns, const std::string& n
 }
 
 TEST(KubeletStandinIntegrationTest, FinishesGracefulDeletesOfBoundPodsAndRecordsTheirRemoval) {
-  auto c = Client();
+  auto c = AdminClient();
   const std::string ns = "standin-finish";
   CreateNamespace(*c, ns);
   KubeletStandin kubelet(*c, {.pods_path = "/api/v1/namespaces/" + ns + "/pods"});
@@ -88,7 +74,7 @@ TEST(KubeletStandinIntegrationTest, FinishesGracefulDeletesOfBoundPodsAndRecords
 }
 
 TEST(KubeletStandinIntegrationTest, FinishesPodsAlreadyTerminatingWhenItStarts) {
-  auto c = Client();
+  auto c = AdminClient();
   const std::string ns = "standin-start";
   CreateNamespace(*c, ns);
   CreatePod(*c, ns, "stuck", "node-a");

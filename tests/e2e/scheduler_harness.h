@@ -18,35 +18,11 @@
 #include "pkg/api/json.h"
 #include "pkg/framework/registry.h"
 #include "pkg/scheduler/scheduler.h"
+#include "tests/e2e/api_helpers.h"
 #include "tests/e2e/control_plane.h"
 #include "tests/fakes/event_log.h"
 
 namespace ksched::testing {
-
-// An admin client without a rate limit.
-inline informers::ApiClientPtr AdminClient() {
-  auto cfg = informers::LoadKubeconfig(ControlPlane::Get().kubeconfig());
-  EXPECT_TRUE(cfg.ok());
-  cfg->qps = 0;
-  auto c = informers::NewCurlApiClient(*cfg);
-  EXPECT_TRUE(c.ok());
-  return std::move(*c);
-}
-
-// POST; an existing object is fine (tests share one cluster).
-inline void Post(informers::ApiClient& c, const std::string& path, const std::string& body) {
-  auto r = c.Do({.verb = informers::Verb::kPost, .path = path, .body = body});
-  ASSERT_TRUE(r.ok() || r.status().code() == StatusCode::kAlreadyExists) << path << ": " << r.status().ToString();
-}
-
-// POST the pod into its namespace.
-inline void CreatePod(informers::ApiClient& c, const api::Pod& p) {
-  Post(c, "/api/v1/namespaces/" + p.metadata.namespace_ + "/pods", api::EncodePod(p));
-}
-
-inline void CreateNamespace(informers::ApiClient& c, const std::string& name) {
-  Post(c, "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + name + "\"}}");
-}
 
 inline api::ObjectList<api::Pod> ListPods(informers::ApiClient& c, const std::string& ns) {
   auto r = c.Do({.path = "/api/v1/namespaces/" + ns + "/pods"});

@@ -15,6 +15,7 @@
 #include "config/validate.h"
 #include "informers/curl_client.h"
 #include "informers/rest_config.h"
+#include "tests/e2e/api_helpers.h"
 #include "tests/e2e/control_plane.h"
 #include "tests/integration/manifests.h"
 
@@ -22,15 +23,6 @@ namespace ksched::testing {
 namespace {
 
 const std::string kManifests = KSCHED_MANIFESTS_DIR;
-
-informers::ApiClientPtr AdminClient() {
-  auto cfg = informers::LoadKubeconfig(ControlPlane::Get().kubeconfig());
-  EXPECT_TRUE(cfg.ok()) << cfg.status().ToString();
-  cfg->qps = 0;
-  auto c = informers::NewCurlApiClient(*cfg);
-  EXPECT_TRUE(c.ok());
-  return std::move(*c);
-}
 
 std::vector<ManifestObject> LoadAll(const std::string& dir) {
   std::vector<ManifestObject> all;

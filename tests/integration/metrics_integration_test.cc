@@ -23,6 +23,7 @@
 #include "informers/curl_client.h"
 #include "informers/rest_config.h"
 #include "pkg/api/json.h"
+#include "tests/e2e/api_helpers.h"
 #include "tests/e2e/control_plane.h"
 #include "tests/e2e/process_util.h"
 #include "tests/fakes/event_log.h"
@@ -94,30 +95,13 @@ class ChildProcess {
   int status_ = -1;
 };
 
-informers::ApiClientPtr Client(informers::RestConfig cfg) {
-  cfg.qps = 0;
-  auto c = informers::NewCurlApiClient(cfg);
-  EXPECT_TRUE(c.ok()) << c.status().ToString();
-  return std::move(*c);
-}
-
-informers::ApiClientPtr AdminClient() {
-  auto cfg = informers::LoadKubeconfig(ControlPlane::Get().kubeconfig());
-  EXPECT_TRUE(cfg.ok()) << cfg.status().ToString();
-  return Client(*cfg);
-}
-
 // A client for ksched's own HTTPS endpoints (self-signed certificate).
 informers::ApiClientPtr KschedClient(int port, std::string token) {
-  return Client({.server = "https://127.0.0.1:" + std::to_string(port),
-                 .insecure_skip_tls_verify = true,
-                 .bearer_token = std::move(token),
-                 .timeout = 10s});
-}
-
-void Post(informers::ApiClient& c, const std::string& path, const std::string& body) {
-  auto r = c.Do({.verb = Verb::kPost, .path = path, .body = body});
-  ASSERT_TRUE(r.ok() || r.status().code() == StatusCode::kAlreadyExists) << path << ": " << r.status().ToString();
+  return NewClient({.server = "https://127.0.0.1:" + std::to_string(port),
+                    .insecure_skip_tls_verify = true,
+                    .bearer_token = std::move(token),
+                    .qps = 0,
+                    .timeout = 10s});
 }
 
 std::string NodeBody(const std::string& name) {
