@@ -257,11 +257,8 @@ int Run(const cmd::Flags& flags) {
         // Why pods are pending and why they went where they went (ksched explain).
         .endpoints = {{.prefix = "/debug/pods",
                        .handler = [&sched_ptr](const std::string& path) -> server::HandlerResponse {
-                         explain::DecisionLog* log = sched_ptr ? sched_ptr->decisions() : nullptr;
-                         if (log == nullptr)
-                           return {404, "{\"error\":\"the decision log is off (--explain-records=0)\"}",
-                                   "application/json"};
-                         auto [status, body] = explain::ServeDebugPods(*log, path);
+                         auto [status, body] =
+                             explain::ServeDebugPods(sched_ptr ? sched_ptr->decisions() : nullptr, path);
                          return {status, std::move(body), "application/json"};
                        }}}});
     if (Status s = srv->Start(); !s.ok()) {

@@ -274,9 +274,19 @@ std::vector<std::pair<std::string, std::vector<std::string>>> DecisionLog::WakeU
   return out;
 }
 
+bool DecisionLog::CanBeWoken(const Pending& p) const {
+  auto profile = options_.plugin_events.find(names_.at(p.profile));
+  if (profile == options_.plugin_events.end()) return false;
+  for (int32_t id : p.verdict->rejected_by) {
+    auto events = profile->second.find(names_.at(id));
+    if (events != profile->second.end() && !events->second.empty()) return true;
+  }
+  return false;
+}
+
 std::string DecisionLog::StuckReason(const Pending& p, Clock::time_point now) const {
   if (!p.verdict || p.verdict->error) return "";
-  if (!p.verdict->rejected_by.empty() && WakeUpEvents(p).empty()) {
+  if (!p.verdict->rejected_by.empty() && !CanBeWoken(p)) {
     std::string plugins;
     for (int32_t id : p.verdict->rejected_by) {
       if (!plugins.empty()) plugins += ", ";
@@ -618,7 +628,7 @@ size_t DecisionLog::PendingRecords() const {
   return pending_.size();
 }
 
-std::pair<int, std::string> ServeDebugPods(const DecisionLog& log, std::string_view path) {
+std::pair<int, std::string> ServeDebugPods(const DecisionLog* log, std::string_view path) {
   constexpr std::string_view kPrefix = "/debug/pods";
   auto error = [](int status, std::string_view message) {
     std::string body;
@@ -628,9 +638,10 @@ std::pair<int, std::string> ServeDebugPods(const DecisionLog& log, std::string_v
     w.EndObject();
     return std::make_pair(status, std::move(body));
   };
+  if (log == nullptr) return error(404, "the decision log is off (--explain-records=0)");
   if (!path.starts_with(kPrefix)) return error(404, "not found");
   std::string_view rest = path.substr(kPrefix.size());
-  if (rest.empty() || rest == "/") return {200, log.PodsJson()};
+  if (rest.empty() || rest == "/") return {200, log->PodsJson()};
   rest.remove_prefix(1);
   const size_t slash = rest.find('/');
   if (slash == std::string_view::npos || slash == 0 || slash + 1 == rest.size() ||
@@ -638,7 +649,7 @@ std::pair<int, std::string> ServeDebugPods(const DecisionLog& log, std::string_v
     return error(404, "expected /debug/pods/{namespace}/{name}");
   }
   const std::string_view ns = rest.substr(0, slash), name = rest.substr(slash + 1);
-  std::optional<std::string> body = log.PodJson(ns, name);
+  std::optional<std::string> body = log->PodJson(ns, name);
   if (!body) {
     return error(404, "pod " + std::string(ns) + "/" + std::string(name) +
                           " is not known to ksched: not pending in one of its profiles, nor among the recently "

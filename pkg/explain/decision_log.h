@@ -128,6 +128,9 @@ class DecisionLog {
   std::shared_ptr<Verdict> Intern(const Failure& f) REQUIRES(mu_);
   // Why the record's pod is stuck; empty if it is not.
   std::string StuckReason(const Pending& p, Clock::time_point now) const REQUIRES(mu_);
+  // Some rejecting plugin registered an event (WakeUpEvents is not empty), without
+  // building the list: asked for every pending pod at each scrape.
+  bool CanBeWoken(const Pending& p) const REQUIRES(mu_);
   // The events registered by the plugins that rejected it: (event, plugins).
   std::vector<std::pair<std::string, std::vector<std::string>>> WakeUpEvents(const Pending& p) const REQUIRES(mu_);
   std::string Wall(Clock::time_point t) const;
@@ -149,7 +152,8 @@ class DecisionLog {
   uint64_t placed_seq_ GUARDED_BY(mu_) = 0;  // sequence of placed_.front()
 };
 
-// The answer to GET `path` under /debug/pods: (HTTP status, JSON body).
-std::pair<int, std::string> ServeDebugPods(const DecisionLog& log, std::string_view path);
+// The answer to GET `path` under /debug/pods: (HTTP status, JSON body). A null `log`
+// (recording turned off) answers 404 saying so.
+std::pair<int, std::string> ServeDebugPods(const DecisionLog* log, std::string_view path);
 
 }  // namespace ksched::explain

@@ -282,14 +282,17 @@ TEST_F(DecisionLogTest, ListPutsStuckPodsFirstThenTheOldest) {
 TEST_F(DecisionLogTest, ServeDebugPodsRoutesAndAnswers404) {
   DecisionLog log(Options());
   auto pod = Queued("big", "u1", "activeQ");
-  EXPECT_EQ(ServeDebugPods(log, "/debug/pods").first, 200);
-  EXPECT_EQ(ServeDebugPods(log, "/debug/pods/").first, 200);
-  EXPECT_EQ(ServeDebugPods(log, "/debug/pods/default/big").first, 200);
-  auto [status, body] = ServeDebugPods(log, "/debug/pods/default/nope");
+  EXPECT_EQ(ServeDebugPods(&log, "/debug/pods").first, 200);
+  EXPECT_EQ(ServeDebugPods(&log, "/debug/pods/").first, 200);
+  EXPECT_EQ(ServeDebugPods(&log, "/debug/pods/default/big").first, 200);
+  auto [status, body] = ServeDebugPods(&log, "/debug/pods/default/nope");
   EXPECT_EQ(status, 404);
   EXPECT_NE(body.find("pod default/nope is not known to ksched"), std::string::npos) << body;
-  EXPECT_EQ(ServeDebugPods(log, "/debug/pods/default").first, 404);
-  EXPECT_EQ(ServeDebugPods(log, "/debug/pods/a/b/c").first, 404);
+  EXPECT_EQ(ServeDebugPods(&log, "/debug/pods/default").first, 404);
+  EXPECT_EQ(ServeDebugPods(&log, "/debug/pods/a/b/c").first, 404);
+  auto [off_status, off_body] = ServeDebugPods(nullptr, "/debug/pods");
+  EXPECT_EQ(off_status, 404);
+  EXPECT_NE(off_body.find("the decision log is off (--explain-records=0)"), std::string::npos) << off_body;
 }
 
 // The scheduling thread records failures, the binding completions placements, the

@@ -232,9 +232,8 @@ void SchedulingAlgorithm::SummarizeRejections(Framework& fwk, const CycleState& 
       auto p = std::find_if(sum.plugins.begin(), sum.plugins.end(), [&](const auto& e) { return e.plugin == s.plugin(); });
       if (p == sum.plugins.end()) p = sum.plugins.insert(sum.plugins.end(), {.plugin = s.plugin()});
       ++p->nodes;
-      std::vector<std::string> reasons = s.reasons();
-      if (reasons.empty()) reasons.push_back("(no reason given)");
-      for (const std::string& r : reasons) {
+      static const std::vector<std::string> kNoReason = {"(no reason given)"};
+      for (const std::string& r : s.reasons().empty() ? kNoReason : s.reasons()) {
         auto e = std::find_if(p->reasons.begin(), p->reasons.end(), [&](const auto& x) { return x.reason == r; });
         if (e == p->reasons.end()) {
           if (p->reasons.size() >= RejectionSummary::kMaxReasonsPerPlugin) continue;
