@@ -64,12 +64,17 @@ api::Pod WebPod() {
   return p;
 }
 
-TEST(ClusterListerIntegrationTest, FollowsNamespacesAndWorkloads) {
-  auto c = AdminClient();
+// Informers that retry within a second, so a test never waits out a long backoff.
+InformerOptions FastRetries() {
   InformerOptions opts;
   opts.initial_backoff = 100ms;
   opts.max_backoff = 1s;
-  ClusterListers listers(*c, opts);
+  return opts;
+}
+
+TEST(ClusterListerIntegrationTest, FollowsNamespacesAndWorkloads) {
+  auto c = AdminClient();
+  ClusterListers listers(*c, FastRetries());
   listers.Start();
   ASSERT_TRUE(listers.WaitForSync(60s));
   // The control plane's own namespaces are listed.
@@ -150,10 +155,7 @@ TEST(ClusterListerIntegrationTest, FollowsDisruptionBudgets) {
   auto c = AdminClient();
   const std::string ns = "cl-pdb";
   ASSERT_EQ(DisruptionBudgetPath(*c), "/apis/policy/v1beta1/poddisruptionbudgets");  // 1.20: v1beta1 only
-  InformerOptions opts;
-  opts.initial_backoff = 100ms;
-  opts.max_backoff = 1s;
-  ClusterListers listers(*c, opts);
+  ClusterListers listers(*c, FastRetries());
   listers.Start();
   ASSERT_TRUE(listers.WaitForSync(60s));
 
