@@ -73,7 +73,8 @@ bench-client: control-plane build
 	bash scripts/bench-client.sh $(BUILD)
 
 # WORKLOAD=basic|anti-affinity|spread|preferred-affinity|replicaset|preemption|all (default
-# basic); NODES, PODS, QPS, UPSTREAM=0 (ksched only), KSCHED=0 (kube-scheduler only)
+# basic); NODES, PODS, QPS, UPSTREAM=0 (ksched only), KSCHED=0 (kube-scheduler only),
+# LIMIT=1 (also the no-op binder: the API server's limit, and ksched's fraction of it)
 # override. Fails if a ksched run times out, has violations, or evicts other than expected.
 bench-e2e: control-plane build
 	bash scripts/bench-e2e.sh $(BUILD)

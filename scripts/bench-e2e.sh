@@ -6,7 +6,10 @@
 # the same Debian source package, each on a fresh control plane with the same qps/burst,
 # and prints the ratios. WORKLOAD picks what is created (bench/e2e/workloads.cc holds the
 # table of node/pod counts; NODES and PODS override them), QPS the client rate,
-# KSCHED_FLAGS extra ksched flags (e.g. --explain-records=0 for an A/B of the decision log):
+# KSCHED_FLAGS extra ksched flags (e.g. --explain-records=0 for an A/B of the decision log),
+# LIMIT=1 a third run with bench_noop_binder (binds the same pending pods round-robin, no
+# scheduling, through ksched's API client at the same qps: the most any scheduler could
+# reach here) and ksched's fraction of it:
 #   basic (default)     1,000 nodes, 3,000 pods (100m / 500Mi)
 #   anti-affinity       1,000 nodes, 1,000 pods with required podAntiAffinity on hostname
 #   spread              1,000 nodes in 10 zones, 2,000 pods spread on zone and hostname
@@ -96,6 +99,16 @@ for w in "${WORKLOADS[@]}"; do
   if [ "${UPSTREAM:-1}" != 0 ]; then
     run "$w" kube-scheduler default-scheduler "$BIN/kube-scheduler" --config "$DIR.kube-scheduler-config.yaml" \
       --port=0 --secure-port=0 --v=0 && u_ok=true || echo "bench-e2e: the kube-scheduler run failed ($w)" >&2
+  fi
+  l_out="$DIR$tag.noop-binder.out"; l_ok=false
+  if [ "${LIMIT:-0}" = 1 ]; then
+    run "$w" noop-binder ksched "$BUILD/bench/e2e/bench_noop_binder" "$DIR/kubeconfig" ksched "$QPS" && l_ok=true ||
+      echo "bench-e2e: the no-op binder run failed ($w)" >&2
+  fi
+  if $k_ok && $l_ok; then
+    awk -v kt="$(field '.*average \([0-9]*\) pods\/s.*' "$k_out")" \
+      -v lt="$(field '.*average \([0-9]*\) pods\/s.*' "$l_out")" -v w="${tag:+ ($w)}" 'BEGIN {
+      printf "ratio ksched/no-op binder%s: throughput %.2f (ksched %d pods/s, no-op binder %d pods/s)\n", w, kt/lt, kt, lt }'
   fi
   if $k_ok && $u_ok; then
     k_tp=$(field '.*average \([0-9]*\) pods\/s.*' "$k_out")

@@ -9,7 +9,7 @@
 // and checks the placement of the last run (violations), so a figure that came from a
 // profile without InterPodAffinity / PodTopologySpread shows for what it is.
 //
-//   bench_algorithm [--nodes N] [--pods N] [--runs N] [--only basic|anti-affinity|spread]
+//   bench_algorithm [--nodes N] [--pods N] [--runs N] [--parallelism N] [--only basic|anti-affinity|spread]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -235,7 +235,8 @@ int Main(int argc, char** argv) {
   const config::KubeSchedulerProfile profile = DefaultProfile(registry, dropped);
   // As the scheduler: `parallelism` (16) workers, but no more than there are cores.
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int parallelism = std::min(config::KubeSchedulerConfiguration{}.parallelism, cores);
+  const int parallelism =
+      ParseFlag(argc, argv, "--parallelism", std::min(config::KubeSchedulerConfiguration{}.parallelism, cores));
   framework::runtime::Parallelizer parallelizer(parallelism);
 
   std::printf("bench_algorithm: %d nodes in %d zones (4 CPU / 32Gi / 110 pods), %d pods per run, %d runs, "

@@ -141,9 +141,27 @@ class NodeInfo {
   const HostPortInfo& used_ports() const { return used_ports_; }
   // Image name -> size and how many nodes in the cluster have it (filled by the cache).
   const ImageStates& image_states() const { return image_states_ ? *image_states_ : EmptyImageStates(); }
-  // Does not bump the generation: the cache calls it right before SetNode.
+  // Does not bump the generation: the cache calls it right before SetNode. A node
+  // without images keeps a null map, so scoring it reads nothing outside the NodeInfo.
   void SetImageStates(ImageStates states) {
-    image_states_ = std::make_shared<const ImageStates>(std::move(states));
+    image_states_ = states.empty() ? nullptr : std::make_shared<const ImageStates>(std::move(states));
+  }
+
+  // A pass over hundreds of nodes per cycle (Filter, Score) waits on memory more than it
+  // computes: each node is a NodeInfo plus its Node object, apart in the heap. These
+  // start loading them ahead of use, in two steps because the Node's address is read
+  // from the NodeInfo: PrefetchInfo a few nodes ahead, PrefetchNode on a nearer one.
+  static constexpr int kPrefetchInfoAhead = 6;
+  static constexpr int kPrefetchNodeAhead = 3;
+  void PrefetchInfo() const {
+    const char* p = reinterpret_cast<const char*>(this);
+    for (size_t off = 0; off < sizeof(NodeInfo); off += 64) __builtin_prefetch(p + off);
+  }
+  void PrefetchNode() const {
+    if (const api::Node* n = node_.get()) {
+      __builtin_prefetch(&n->metadata.name);
+      __builtin_prefetch(&n->spec);
+    }
   }
 
   // Bumped on every change; snapshots copy only NodeInfos newer than their own.

@@ -52,13 +52,14 @@ struct FrameworkOptions {
   Clock* clock = &RealClock();
 };
 
-// Each Score plugin's part of the totals, handed over from RunScorePlugins without a
-// copy: plugin k gave node i scores[k][i].score (normalised), weighted by weights[k].
-// Names view the plugins' own and live as long as the framework.
+// Each Score plugin's part of the totals, as RunScorePlugins left them: plugin k gave
+// node i scores[k][i].score (normalised), weighted by weights[k]. Names view the
+// plugins' own and live as long as the framework; `scores` views the framework's score
+// matrix and lives until its next RunScorePlugins.
 struct ScoreBreakdown {
   std::vector<std::string_view> plugins;
   std::vector<int64_t> weights;
-  std::vector<std::vector<NodeScore>> scores;
+  std::span<const std::vector<NodeScore>> scores;
 };
 
 class Framework : public Handle {
@@ -190,6 +191,10 @@ class Framework : public Handle {
   std::vector<PostFilterPlugin*> post_filter_;
   std::vector<PreScorePlugin*> pre_score_;
   std::vector<ScorePluginEntry> score_;
+  // RunScorePlugins' matrix, kept between cycles so that a cycle neither allocates it
+  // nor zeroes it on the scheduling thread just before the workers write it (each line
+  // would then move from one core's cache to the other's). Scheduling thread only.
+  std::vector<std::vector<NodeScore>> score_matrix_;
   std::vector<ReservePlugin*> reserve_;
   std::vector<PermitPlugin*> permit_;
   std::vector<PreBindPlugin*> pre_bind_;

@@ -257,13 +257,18 @@ std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleSt
   if (active.empty() || nodes.empty()) return finish(Status());
 
   // scores[k][i]: plugin k on node i.
-  std::vector<std::vector<NodeScore>> scores(active.size(), std::vector<NodeScore>(nodes.size()));
+  std::vector<std::vector<NodeScore>>& scores = score_matrix_;
+  scores.resize(active.size());
+  for (std::vector<NodeScore>& row : scores) row.resize(nodes.size());
   std::atomic<bool> stop{false};
   std::once_flag error_once;
   Status error;
+  const int num_nodes = static_cast<int>(nodes.size());
   parallelizer_->Until(
-      static_cast<int>(nodes.size()),
+      num_nodes,
       [&](int i) {
+        if (i + cache::NodeInfo::kPrefetchInfoAhead < num_nodes) nodes[i + cache::NodeInfo::kPrefetchInfoAhead]->PrefetchInfo();
+        if (i + cache::NodeInfo::kPrefetchNodeAhead < num_nodes) nodes[i + cache::NodeInfo::kPrefetchNodeAhead]->PrefetchNode();
         const cache::NodeInfo& node = *nodes[i];
         for (size_t k = 0; k < active.size(); ++k) {
           ScorePlugin* pl = active[k]->plugin;
@@ -315,7 +320,7 @@ std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleSt
       breakdown->plugins.push_back(e->plugin->Name());
       breakdown->weights.push_back(e->weight);
     }
-    breakdown->scores = std::move(scores);
+    breakdown->scores = scores;  // a view; see ScoreBreakdown
   }
   return finish(Status());
 }

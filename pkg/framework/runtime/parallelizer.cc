@@ -1,11 +1,41 @@
 #include "pkg/framework/runtime/parallelizer.h"
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 #include "pkg/util/thread_name.h"
 
 namespace ksched::framework::runtime {
+namespace {
+
+void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// The futex word is the atomic's own storage (std::atomic<uint32_t> is lock-free and
+// has the size and alignment of uint32_t).
+uint32_t* FutexWord(std::atomic<uint32_t>& a) { return reinterpret_cast<uint32_t*>(&a); }
+
+void FutexWait(std::atomic<uint32_t>& word, uint32_t expected) {
+  syscall(SYS_futex, FutexWord(word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+}
+
+void FutexWakeAll(std::atomic<uint32_t>& word) {
+  syscall(SYS_futex, FutexWord(word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+}
+
+}  // namespace
+
+static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) && std::atomic<uint32_t>::is_always_lock_free);
 
 Parallelizer::Parallelizer(int parallelism) : parallelism_(std::max(1, parallelism)) {
   threads_.reserve(parallelism_ - 1);
@@ -16,11 +46,9 @@ Parallelizer::Parallelizer(int parallelism) : parallelism_(std::max(1, paralleli
 }
 
 Parallelizer::~Parallelizer() {
-  {
-    MutexLock l(mu_);
-    shutdown_ = true;
-  }
-  work_cv_.notify_all();
+  shutdown_.store(true);
+  generation_.fetch_add(1);
+  FutexWakeAll(generation_);
   for (std::thread& t : threads_) t.join();
 }
 
@@ -31,18 +59,16 @@ int Parallelizer::ChunkSize(int n, int parallelism) {
 }
 
 void Parallelizer::RunChunks(Job& job) {
-  while (true) {
+  // Stop is read before the claim, so every claimed chunk runs: the chunks that ran
+  // are the claimed ones, a prefix.
+  while (job.stop == nullptr || !job.stop->load(std::memory_order_relaxed)) {
     int c = job.next_chunk.fetch_add(1, std::memory_order_relaxed);
     if (c >= job.num_chunks) return;
-    int end = std::min(job.n, (c + 1) * job.chunk);
-    for (int i = c * job.chunk; i < end; ++i) {
-      if (job.stop != nullptr && job.stop->load(std::memory_order_relaxed)) return;
-      job.fn.call(job.fn.obj, i);
-    }
+    job.fn.call(job.fn.obj, c * job.chunk, std::min(job.n, (c + 1) * job.chunk));
   }
 }
 
-void Parallelizer::Run(int n, PieceFn fn, const std::atomic<bool>* stop) {
+void Parallelizer::Run(int n, ChunkFn fn, const std::atomic<bool>* stop) {
   if (n <= 0) return;
   Job job;
   job.fn = fn;
@@ -55,33 +81,47 @@ void Parallelizer::Run(int n, PieceFn fn, const std::atomic<bool>* stop) {
     return;
   }
   MutexLock call(call_mu_);
-  {
-    MutexLock l(mu_);
-    job_ = &job;
-    ++generation_;
-  }
-  work_cv_.notify_all();
+  job_.store(&job);
+  generation_.fetch_add(1);
+  if (sleepers_.load() > 0) FutexWakeAll(generation_);
   RunChunks(job);
-  // Every chunk is claimed now; wait for the workers still running one. A worker that
-  // wakes after job_ is cleared finds nothing and sleeps again, so `job` may die here.
-  MutexLock l(mu_);
-  job_ = nullptr;
-  while (active_ != 0) done_cv_.wait(l);
+  // Every chunk is claimed now. Workers still inside one finish it (at most a chunk of
+  // pieces); a worker that counts itself in after this store finds no job.
+  job_.store(nullptr);
+  for (int spins = 0; active_.load() != 0; ++spins) {
+    if (spins < 4096) {
+      CpuRelax();
+    } else {
+      std::this_thread::yield();  // the worker may have been descheduled mid-chunk
+    }
+  }
+}
+
+void Parallelizer::AwaitGeneration(uint32_t seen) {
+  const auto spin_until = std::chrono::steady_clock::now() + kSpin;
+  for (int spins = 0; generation_.load(std::memory_order_acquire) == seen; ++spins) {
+    if ((spins & 63) == 63 && std::chrono::steady_clock::now() >= spin_until) break;
+    CpuRelax();
+  }
+  // Announce the sleep before checking the word: Run bumps generation_ before it reads
+  // sleepers_, and FUTEX_WAIT returns at once if the word moved, so no wake-up is lost.
+  while (generation_.load() == seen) {
+    sleepers_.fetch_add(1);
+    sleeps_.fetch_add(1, std::memory_order_relaxed);
+    FutexWait(generation_, seen);
+    sleepers_.fetch_sub(1);
+  }
 }
 
 void Parallelizer::WorkerLoop() {
-  uint64_t seen = 0;
-  MutexLock l(mu_);
+  uint32_t seen = 0;
   while (true) {
-    while (!shutdown_ && (job_ == nullptr || generation_ == seen)) work_cv_.wait(l);
-    if (shutdown_) return;
-    seen = generation_;
-    Job* job = job_;
-    ++active_;
-    l.unlock();
-    RunChunks(*job);
-    l.lock();
-    if (--active_ == 0) done_cv_.notify_all();
+    AwaitGeneration(seen);
+    seen = generation_.load();
+    if (shutdown_.load()) return;
+    active_.fetch_add(1);
+    if (Job* job = job_.load(); job != nullptr) RunChunks(*job);
+    active_.fetch_sub(1);
   }
 }
 

@@ -1,10 +1,17 @@
 // Parallelizer: a fixed pool of worker threads for the per-node work of one scheduling
-// cycle (Filter, Score), like upstream's parallelize.Until. The pool is created once per
+// cycle (Filter, Score), like upstream's parallelize.Until
+// (pkg/scheduler/framework/parallelize/parallelism.go). The pool is created once per
 // scheduler, so a cycle pays for no thread creation and no allocation.
+//
+// A cycle hands its workers two or three jobs a few microseconds apart (Filter, then
+// PreScore/Score). Waking a sleeping thread through the kernel costs about as much as
+// filtering a few hundred nodes, so a worker that finished a job spins for a short
+// while (kSpin) before it sleeps on a futex, and the caller makes the wake-up syscall
+// only when a worker is actually asleep.
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <type_traits>
@@ -12,12 +19,14 @@
 #include <vector>
 
 #include "pkg/util/mutex.h"
-#include "pkg/util/thread_annotations.h"
 
 namespace ksched::framework::runtime {
 
 class Parallelizer {
  public:
+  // How long an idle worker waits for the next job before it sleeps.
+  static constexpr std::chrono::microseconds kSpin{30};
+
   // `parallelism` pieces run at once: parallelism - 1 pool threads plus the caller.
   explicit Parallelizer(int parallelism = 16);
   ~Parallelizer();
@@ -32,22 +41,41 @@ class Parallelizer {
   // same Parallelizer. Calls from several threads are serialized.
   template <typename Fn>
   void Until(int n, Fn&& fn, const std::atomic<bool>* stop = nullptr) {
+    auto pieces = [&fn, stop](int begin, int end) {
+      for (int i = begin; i < end; ++i) {
+        if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
+        fn(i);
+      }
+    };
+    UntilChunks(n, pieces, stop);
+  }
+
+  // As Until, but hands out whole chunks: fn(begin, end) per chunk, and *stop is read
+  // only before a chunk is claimed. The chunks that ran are always a prefix
+  // [0, k * ChunkSize(n)) of the range, each run in full, so a caller can cut the result
+  // in index order (what a sequential loop would have produced) and keep per-chunk
+  // tallies local instead of sharing a counter per piece.
+  template <typename Fn>
+  void UntilChunks(int n, Fn&& fn, const std::atomic<bool>* stop = nullptr) {
     using F = std::remove_reference_t<Fn>;
-    Run(n, PieceFn{&fn, [](void* f, int i) { (*static_cast<F*>(f))(i); }}, stop);
+    Run(n, ChunkFn{&fn, [](void* f, int begin, int end) { (*static_cast<F*>(f))(begin, end); }}, stop);
   }
 
   // Upstream's chunkSizeFor: max(1, min(sqrt(n), n/parallelism + 1)); chunks amortize
   // the shared counter while keeping the load balanced.
   static int ChunkSize(int n, int parallelism);
 
+  // Times a worker went to sleep on the futex (for tests and benchmarks).
+  uint64_t sleeps() const { return sleeps_.load(std::memory_order_relaxed); }
+
  private:
   // A borrowed callable without std::function's allocation.
-  struct PieceFn {
+  struct ChunkFn {
     void* obj;
-    void (*call)(void*, int);
+    void (*call)(void*, int, int);
   };
   struct Job {
-    PieceFn fn;
+    ChunkFn fn;
     int n = 0;
     int chunk = 1;
     int num_chunks = 0;
@@ -55,19 +83,23 @@ class Parallelizer {
     std::atomic<int> next_chunk{0};
   };
 
-  void Run(int n, PieceFn fn, const std::atomic<bool>* stop);
+  void Run(int n, ChunkFn fn, const std::atomic<bool>* stop);
   static void RunChunks(Job& job);
   void WorkerLoop();
+  // Returns once generation_ differs from `seen`: spins for kSpin, then sleeps.
+  void AwaitGeneration(uint32_t seen);
 
   const int parallelism_;
   Mutex call_mu_;  // one Until at a time
-  Mutex mu_;
-  std::condition_variable_any work_cv_;  // workers wait for a job
-  std::condition_variable_any done_cv_;  // the caller waits for workers to leave
-  Job* job_ GUARDED_BY(mu_) = nullptr;
-  uint64_t generation_ GUARDED_BY(mu_) = 0;
-  int active_ GUARDED_BY(mu_) = 0;  // workers inside job_
-  bool shutdown_ GUARDED_BY(mu_) = false;
+  // The job being run, or null. A worker counts itself in active_ before it reads
+  // job_, and Run clears job_ and then waits for active_ to drain, so a worker never
+  // touches a Job after its Run returned.
+  std::atomic<Job*> job_{nullptr};
+  std::atomic<uint32_t> generation_{0};  // bumped per job and at shutdown; the futex word
+  std::atomic<int> active_{0};
+  std::atomic<int> sleepers_{0};  // workers in (or about to enter) the futex wait
+  std::atomic<bool> shutdown_{false};
+  std::atomic<uint64_t> sleeps_{0};
   std::vector<std::thread> threads_;
 };
 

@@ -144,45 +144,65 @@ Status SchedulingAlgorithm::FindNodesThatPassFilters(Framework& fwk, const Cycle
       NumFeasibleNodesToFind(fwk.PercentageOfNodesToScore(), static_cast<int32_t>(n)));
 
   if (!fwk.HasFilterPlugins()) {
-    for (size_t i = 0; i < to_find && i < n; ++i) feasible_.push_back(nodes[(start + i) % n]);
+    for (size_t i = 0; i < to_find && i < n; ++i) feasible_.emplace_back(cache::NodeInfoPtr(), nodes[(start + i) % n].get());
     return Status();
   }
 
-  feasible_.resize(to_find);
   if (statuses_.size() < n) statuses_.resize(n);
-  rejected_.assign(n, 0);
-  std::atomic<int> feasible_len{0};
-  std::atomic<int> rejected_len{0};
+  outcome_.assign(n, kNotEvaluated);
+  std::atomic<int> found{0};
   std::atomic<bool> stop{false};
   std::once_flag error_once;
   Status error;
-  fwk.parallelizer().Until(
+  // Whole chunks, each tallied locally: a shared per-node counter would bounce between
+  // the cores on every feasible node. The chunks that ran are a prefix of the visit
+  // order, so the cut below keeps exactly what a sequential pass would have kept.
+  fwk.parallelizer().UntilChunks(
       static_cast<int>(n),
-      [&](int i) {
-        const cache::NodeInfoPtr& node = nodes[(start + i) % n];
-        Status s = fwk.RunFilterPluginsWithNominatedPods(state, pod, *node);
-        if (s.IsSuccess()) {
-          int len = feasible_len.fetch_add(1) + 1;
-          if (static_cast<size_t>(len) > to_find) {
-            // Enough found: stop the search; this node is not counted as evaluated.
-            stop.store(true, std::memory_order_relaxed);
-            feasible_len.fetch_sub(1);
+      [&](int begin, int end) {
+        int passed = 0;
+        auto node_at = [&](int i) -> const cache::NodeInfo& {
+          size_t at = start + static_cast<size_t>(i);
+          return *nodes[at >= n ? at - n : at];
+        };
+        for (int i = begin; i < end; ++i) {
+          if (i + cache::NodeInfo::kPrefetchInfoAhead < end) node_at(i + cache::NodeInfo::kPrefetchInfoAhead).PrefetchInfo();
+          if (i + cache::NodeInfo::kPrefetchNodeAhead < end) node_at(i + cache::NodeInfo::kPrefetchNodeAhead).PrefetchNode();
+          Status s = fwk.RunFilterPluginsWithNominatedPods(state, pod, node_at(i));
+          if (s.IsSuccess()) {
+            outcome_[i] = kPassed;
+            ++passed;
+          } else if (s.IsRejected()) {
+            statuses_[i] = std::move(s);
+            outcome_[i] = kRejected;
           } else {
-            feasible_[len - 1] = node;
+            std::call_once(error_once, [&] { error = std::move(s); });
+            stop.store(true, std::memory_order_relaxed);
+            return;
           }
-        } else if (s.IsRejected()) {
-          statuses_[i] = std::move(s);
-          rejected_[i] = 1;
-          rejected_len.fetch_add(1);
-        } else {
-          std::call_once(error_once, [&] { error = std::move(s); });
-          stop.store(true, std::memory_order_relaxed);
         }
+        if (found.fetch_add(passed, std::memory_order_relaxed) + passed >= static_cast<int>(to_find))
+          stop.store(true, std::memory_order_relaxed);
       },
       &stop);
-  feasible_.resize(feasible_len.load());
-  rejected = rejected_len.load();
-  return error;
+  if (!error.IsSuccess()) return error;
+  // Upstream keeps the first numFeasibleNodesToFind feasible nodes and counts as
+  // evaluated only those and the rejections before the search stopped; nodes past the
+  // cut are visited again from next_start_node_index_ by the next cycle.
+  feasible_.reserve(to_find);
+  size_t i = 0;
+  for (; i < n && feasible_.size() < to_find; ++i) {
+    if (outcome_[i] == kNotEvaluated) break;
+    size_t at = start + i;
+    if (at >= n) at -= n;
+    if (outcome_[i] == kPassed) {
+      feasible_.emplace_back(cache::NodeInfoPtr(), nodes[at].get());  // a view (see feasible_)
+    } else {
+      ++rejected;
+    }
+  }
+  std::fill(outcome_.begin() + static_cast<std::ptrdiff_t>(i), outcome_.end(), kNotEvaluated);
+  return Status();
 }
 
 FitError SchedulingAlgorithm::MakeFitError(std::span<const cache::NodeInfoPtr> nodes, size_t start,
@@ -191,8 +211,8 @@ FitError SchedulingAlgorithm::MakeFitError(std::span<const cache::NodeInfoPtr> n
   fe.num_all_nodes = num_all_nodes;
   const size_t n = nodes.size();
   fe.diagnosis.reserve(n);
-  for (size_t i = 0; i < n && i < rejected_.size(); ++i) {
-    if (!rejected_[i]) continue;
+  for (size_t i = 0; i < n && i < outcome_.size(); ++i) {
+    if (outcome_[i] != kRejected) continue;
     const Status& s = statuses_[i];
     fe.diagnosis.emplace(nodes[(start + i) % n]->name(), s);
     NotePlugin(s, fe);
@@ -210,7 +230,7 @@ void SchedulingAlgorithm::SummarizeRejections(Framework& fwk, const CycleState& 
   std::vector<const cache::NodeInfo*> rejected_nodes;
   for (size_t j = 0; j < n; ++j) {
     const size_t i = (j + n - start) % n;
-    if (i < rejected_.size() && rejected_[i]) {
+    if (i < outcome_.size() && outcome_[i] == kRejected) {
       visit.push_back(i);
       rejected_nodes.push_back(nodes[j].get());
     }

@@ -125,7 +125,7 @@ class SchedulingAlgorithm {
 
  private:
   // Fills feasible_ from `nodes` (starting at next_start_node_index_); rejected nodes'
-  // statuses go to statuses_/rejected_ by visit position.
+  // statuses go to statuses_, and every outcome to outcome_, by visit position.
   Status FindNodesThatPassFilters(Framework& fwk, const CycleState& state, const api::Pod& pod,
                                   std::span<const cache::NodeInfoPtr> nodes, size_t start, int& rejected);
   FitError MakeFitError(std::span<const cache::NodeInfoPtr> nodes, size_t start, int num_all_nodes) const;
@@ -140,9 +140,16 @@ class SchedulingAlgorithm {
   std::mt19937_64 rng_;
   size_t next_start_node_index_ = 0;
   // Per-cycle buffers, kept to avoid reallocating them for every pod.
+  // Views, not owners (shared_ptrs made with the aliasing constructor and no control
+  // block): the snapshot owns the nodes for the whole cycle, and a copy that counted
+  // references would write into each NodeInfo's first cache line right before the Score
+  // workers on the other core read it. Valid until the next UpdateSnapshot; plugins use
+  // the span they are given during the cycle and keep none of it.
   std::vector<cache::NodeInfoPtr> feasible_;
   std::vector<Status> statuses_;
-  std::vector<uint8_t> rejected_;
+  // Per visit position: what Filter said of the node in the last pass.
+  enum Outcome : uint8_t { kNotEvaluated, kPassed, kRejected };
+  std::vector<uint8_t> outcome_;
   std::vector<cache::NodeInfoPtr> candidates_;
 };
 

@@ -1,0 +1,113 @@
+// The most any scheduler could reach on this API server: binds every pending pod of one
+// schedulerName round-robin over the nodes with no scheduling at all, through ksched's
+// own API client and bind request (scheduler::ApiWriter::BindAsync) at the same qps.
+// bench-e2e runs it with LIMIT=1 in place of a scheduler, so every run can print
+// ksched's fraction of the reachable maximum.
+//   bench_noop_binder <kubeconfig> <schedulerName> <qps>
+// Lists the nodes and the pending pods in pages (as an informer's list does), sends one
+// bind per pod (at most kInFlight at once), prints what it did, and then waits to be
+// ended (bench_e2e stops it once every pod is bound).
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "informers/curl_client.h"
+#include "informers/rest_config.h"
+#include "pkg/api/json.h"
+#include "pkg/scheduler/api_writer.h"
+
+namespace {
+
+using namespace ksched;
+
+constexpr int kInFlight = 512;
+constexpr int kPageSize = 500;
+
+// Every page of a list; `decode` is the type's list decoder.
+template <typename T, typename Decode>
+StatusOr<std::vector<std::shared_ptr<const T>>> ListAll(informers::ApiClient& client, const std::string& path,
+                                                        Decode decode) {
+  std::vector<std::shared_ptr<const T>> all;
+  std::string token;
+  do {
+    std::string url = path + (path.find('?') == std::string::npos ? "?" : "&") + "limit=" + std::to_string(kPageSize);
+    if (!token.empty()) url += "&continue=" + token;
+    auto r = client.Do({.path = url});
+    if (!r.ok()) return r.status();
+    api::JsonParser parser;
+    auto list = decode(parser, api::JsonText(r->body));
+    if (!list.ok()) return list.status();
+    for (auto& item : list->items) all.push_back(std::move(item));
+    token = list->continue_token;
+  } while (!token.empty());
+  return all;
+}
+
+int Main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: %s <kubeconfig> <schedulerName> <qps>\n", argv[0]);
+    return 2;
+  }
+  auto rc = informers::LoadKubeconfig(argv[1]);
+  if (!rc.ok()) {
+    std::fprintf(stderr, "%s\n", rc.status().ToString().c_str());
+    return 1;
+  }
+  const std::string scheduler_name = argv[2];
+  rc->qps = std::atof(argv[3]);
+  rc->burst = std::max(1, std::atoi(argv[3]));
+  auto client = informers::NewCurlApiClient(*rc);
+  if (!client.ok()) {
+    std::fprintf(stderr, "%s\n", client.status().ToString().c_str());
+    return 1;
+  }
+  auto nodes = ListAll<api::Node>(**client, "/api/v1/nodes",
+                                  [](api::JsonParser& p, api::JsonText t) { return api::DecodeNodeList(p, t); });
+  auto pods = ListAll<api::Pod>(
+      **client, "/api/v1/pods?fieldSelector=spec.nodeName%3D,spec.schedulerName%3D" + scheduler_name,
+      [](api::JsonParser& p, api::JsonText t) { return api::DecodePodList(p, t); });
+  if (!nodes.ok() || !pods.ok() || nodes->empty()) {
+    std::fprintf(stderr, "bench_noop_binder: list: %s\n",
+                 !nodes.ok() ? nodes.status().ToString().c_str()
+                 : !pods.ok() ? pods.status().ToString().c_str()
+                              : "no nodes");
+    return 1;
+  }
+
+  scheduler::ApiWriter writer({.bind_client = client->get(), .status_client = client->get()});
+  std::mutex mu;
+  std::condition_variable cv;
+  int in_flight = 0;
+  std::atomic<int> failed{0};
+  for (size_t i = 0; i < pods->size(); ++i) {
+    {
+      std::unique_lock l(mu);
+      cv.wait(l, [&] { return in_flight < kInFlight; });
+      ++in_flight;
+    }
+    writer.BindAsync(*(*pods)[i], (*nodes)[i % nodes->size()]->Name(), [&](Status s) {
+      if (!s.ok()) failed.fetch_add(1);
+      std::lock_guard l(mu);
+      --in_flight;
+      cv.notify_one();
+    });
+  }
+  {
+    std::unique_lock l(mu);
+    cv.wait(l, [&] { return in_flight == 0; });
+  }
+  std::fprintf(stderr, "bench_noop_binder: %zu pods bound round-robin over %zu nodes, %d failed\n", pods->size(),
+               nodes->size(), failed.load());
+  pause();  // as a scheduler would, run until ended
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return Main(argc, argv); }
