@@ -59,6 +59,8 @@ void Scheduler::ScheduleOne() {
   auto algo_start = clock_.Now();
   attempt->num_nodes = static_cast<int>(snapshot_.NumNodes());
   auto outcome = algorithm_.SchedulePod(fwk, *attempt->state, pod, snapshot_);
+  // What follows (assume, the bind's dispatch, the next Pop) outlasts the workers' spin.
+  fwk.parallelizer().Park();
   if (options_.metrics)
     options_.metrics->ObserveAlgorithm(std::chrono::duration<double>(clock_.Now() - algo_start).count());
 

@@ -81,6 +81,7 @@ void Parallelizer::Run(int n, ChunkFn fn, const std::atomic<bool>* stop) {
     return;
   }
   MutexLock call(call_mu_);
+  parked_.store(false, std::memory_order_relaxed);
   job_.store(&job);
   generation_.fetch_add(1);
   if (sleepers_.load() > 0) FutexWakeAll(generation_);
@@ -100,7 +101,8 @@ void Parallelizer::Run(int n, ChunkFn fn, const std::atomic<bool>* stop) {
 void Parallelizer::AwaitGeneration(uint32_t seen) {
   const auto spin_until = std::chrono::steady_clock::now() + kSpin;
   for (int spins = 0; generation_.load(std::memory_order_acquire) == seen; ++spins) {
-    if ((spins & 63) == 63 && std::chrono::steady_clock::now() >= spin_until) break;
+    if ((spins & 63) == 63 && (parked_.load(std::memory_order_relaxed) || std::chrono::steady_clock::now() >= spin_until))
+      break;
     CpuRelax();
   }
   // Announce the sleep before checking the word: Run bumps generation_ before it reads

@@ -6,8 +6,8 @@
 // A cycle hands its workers two or three jobs a few microseconds apart (Filter, then
 // PreScore/Score). Waking a sleeping thread through the kernel costs about as much as
 // filtering a few hundred nodes, so a worker that finished a job spins for a short
-// while (kSpin) before it sleeps on a futex, and the caller makes the wake-up syscall
-// only when a worker is actually asleep.
+// while (kSpin) before it sleeps on a futex, unless the caller said none is coming
+// (Park), and the caller makes the wake-up syscall only when a worker is asleep.
 #pragma once
 
 #include <atomic>
@@ -61,6 +61,11 @@ class Parallelizer {
     Run(n, ChunkFn{&fn, [](void* f, int begin, int end) { (*static_cast<F*>(f))(begin, end); }}, stop);
   }
 
+  // The caller has no job coming soon (its scheduling cycle is over, and what follows
+  // takes longer than kSpin): idle workers sleep at once instead of spinning it out.
+  // The next Until wakes them. Call from the thread that calls Until.
+  void Park() { parked_.store(true, std::memory_order_relaxed); }
+
   // Upstream's chunkSizeFor: max(1, min(sqrt(n), n/parallelism + 1)); chunks amortize
   // the shared counter while keeping the load balanced.
   static int ChunkSize(int n, int parallelism);
@@ -99,6 +104,7 @@ class Parallelizer {
   std::atomic<int> active_{0};
   std::atomic<int> sleepers_{0};  // workers in (or about to enter) the futex wait
   std::atomic<bool> shutdown_{false};
+  std::atomic<bool> parked_{false};  // see Park(); cleared by the next job
   std::atomic<uint64_t> sleeps_{0};
   std::vector<std::thread> threads_;
 };

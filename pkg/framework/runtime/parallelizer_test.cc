@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -70,6 +71,57 @@ TEST(Parallelizer, ManyShortCallsAndConcurrentCallers) {
   caller();
   t.join();
   EXPECT_EQ(sum.load(), 2 * 2000 * 10);
+}
+
+
+// The chunks that ran are a prefix of the range, each run in full, whoever set stop.
+TEST(Parallelizer, UntilChunksRunsAPrefixOfWholeChunks) {
+  Parallelizer p(2);
+  for (int round = 0; round < 200; ++round) {
+    const int n = 5000;
+    std::vector<std::atomic<int>> hits(n);
+    std::atomic<bool> stop{false};
+    std::atomic<int> done{0};
+    p.UntilChunks(
+        n,
+        [&](int begin, int end) {
+          for (int i = begin; i < end; ++i) hits[i].fetch_add(1);
+          if (done.fetch_add(end - begin) + (end - begin) >= 500) stop.store(true);
+        },
+        &stop);
+    int i = 0;
+    while (i < n && hits[i].load() == 1) ++i;
+    ASSERT_GE(i, 500) << "round " << round;
+    ASSERT_EQ(i % Parallelizer::ChunkSize(n, 2), 0) << "a chunk ran in part, round " << round;
+    for (int j = i; j < n; ++j) ASSERT_EQ(hits[j].load(), 0) << "a gap before index " << j << ", round " << round;
+  }
+}
+
+bool SleepsWithin(const Parallelizer& p, uint64_t than, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (p.sleeps() <= than) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// Idle workers go to sleep (after the spin, or at once when parked) and the next job
+// wakes them; every piece still runs exactly once.
+TEST(Parallelizer, SleepingWorkersWakeForTheNextJob) {
+  Parallelizer p(3);
+  for (bool park : {false, true}) {
+    for (int round = 0; round < 20; ++round) {
+      const uint64_t before = p.sleeps();
+      std::vector<std::atomic<int>> hits(1000);
+      p.Until(1000, [&](int i) { hits[i].fetch_add(1); });
+      if (park) p.Park();
+      ASSERT_TRUE(SleepsWithin(p, before, std::chrono::seconds(5))) << "park " << park;
+      std::vector<std::atomic<int>> again(1000);
+      p.Until(1000, [&](int i) { again[i].fetch_add(1); });
+      for (int i = 0; i < 1000; ++i) ASSERT_EQ(hits[i].load() + again[i].load(), 2) << i;
+    }
+  }
 }
 
 }  // namespace
