@@ -151,8 +151,15 @@ class NodeInfo {
   // computes: each node is a NodeInfo plus its Node object, apart in the heap. These
   // start loading them ahead of use, in two steps because the Node's address is read
   // from the NodeInfo: PrefetchInfo a few nodes ahead, PrefetchNode on a nearer one.
+  // PrefetchAhead does both for a pass about to visit position i of [.., end), where
+  // at(j) is the NodeInfo at position j.
   static constexpr int kPrefetchInfoAhead = 6;
   static constexpr int kPrefetchNodeAhead = 3;
+  template <typename At>
+  static void PrefetchAhead(int i, int end, At&& at) {
+    if (i + kPrefetchInfoAhead < end) at(i + kPrefetchInfoAhead).PrefetchInfo();
+    if (i + kPrefetchNodeAhead < end) at(i + kPrefetchNodeAhead).PrefetchNode();
+  }
   void PrefetchInfo() const {
     const char* p = reinterpret_cast<const char*>(this);
     for (size_t off = 0; off < sizeof(NodeInfo); off += 64) __builtin_prefetch(p + off);

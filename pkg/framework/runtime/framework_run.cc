@@ -267,8 +267,7 @@ std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleSt
   parallelizer_->Until(
       num_nodes,
       [&](int i) {
-        if (i + cache::NodeInfo::kPrefetchInfoAhead < num_nodes) nodes[i + cache::NodeInfo::kPrefetchInfoAhead]->PrefetchInfo();
-        if (i + cache::NodeInfo::kPrefetchNodeAhead < num_nodes) nodes[i + cache::NodeInfo::kPrefetchNodeAhead]->PrefetchNode();
+        cache::NodeInfo::PrefetchAhead(i, num_nodes, [&](int j) -> const cache::NodeInfo& { return *nodes[j]; });
         const cache::NodeInfo& node = *nodes[i];
         for (size_t k = 0; k < active.size(); ++k) {
           ScorePlugin* pl = active[k]->plugin;

@@ -8,6 +8,12 @@
 namespace ksched::framework::runtime {
 namespace {
 
+// The node index of position i of a pass over n nodes that starts at `start` (< n).
+size_t VisitIndex(size_t start, size_t i, size_t n) {
+  const size_t at = start + i;
+  return at >= n ? at - n : at;
+}
+
 // Upstream: at least this many nodes, and at least this percentage, are searched.
 constexpr int32_t kMinFeasibleNodesToFind = 100;
 constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
@@ -144,7 +150,8 @@ Status SchedulingAlgorithm::FindNodesThatPassFilters(Framework& fwk, const Cycle
       NumFeasibleNodesToFind(fwk.PercentageOfNodesToScore(), static_cast<int32_t>(n)));
 
   if (!fwk.HasFilterPlugins()) {
-    for (size_t i = 0; i < to_find && i < n; ++i) feasible_.emplace_back(cache::NodeInfoPtr(), nodes[(start + i) % n].get());
+    for (size_t i = 0; i < to_find && i < n; ++i)
+      feasible_.emplace_back(cache::NodeInfoPtr(), nodes[VisitIndex(start, i, n)].get());  // a view (see feasible_)
     return Status();
   }
 
@@ -162,12 +169,10 @@ Status SchedulingAlgorithm::FindNodesThatPassFilters(Framework& fwk, const Cycle
       [&](int begin, int end) {
         int passed = 0;
         auto node_at = [&](int i) -> const cache::NodeInfo& {
-          size_t at = start + static_cast<size_t>(i);
-          return *nodes[at >= n ? at - n : at];
+          return *nodes[VisitIndex(start, static_cast<size_t>(i), n)];
         };
         for (int i = begin; i < end; ++i) {
-          if (i + cache::NodeInfo::kPrefetchInfoAhead < end) node_at(i + cache::NodeInfo::kPrefetchInfoAhead).PrefetchInfo();
-          if (i + cache::NodeInfo::kPrefetchNodeAhead < end) node_at(i + cache::NodeInfo::kPrefetchNodeAhead).PrefetchNode();
+          cache::NodeInfo::PrefetchAhead(i, end, node_at);
           Status s = fwk.RunFilterPluginsWithNominatedPods(state, pod, node_at(i));
           if (s.IsSuccess()) {
             outcome_[i] = kPassed;
@@ -193,10 +198,8 @@ Status SchedulingAlgorithm::FindNodesThatPassFilters(Framework& fwk, const Cycle
   size_t i = 0;
   for (; i < n && feasible_.size() < to_find; ++i) {
     if (outcome_[i] == kNotEvaluated) break;
-    size_t at = start + i;
-    if (at >= n) at -= n;
     if (outcome_[i] == kPassed) {
-      feasible_.emplace_back(cache::NodeInfoPtr(), nodes[at].get());  // a view (see feasible_)
+      feasible_.emplace_back(cache::NodeInfoPtr(), nodes[VisitIndex(start, i, n)].get());  // a view (see feasible_)
     } else {
       ++rejected;
     }
@@ -214,7 +217,7 @@ FitError SchedulingAlgorithm::MakeFitError(std::span<const cache::NodeInfoPtr> n
   for (size_t i = 0; i < n && i < outcome_.size(); ++i) {
     if (outcome_[i] != kRejected) continue;
     const Status& s = statuses_[i];
-    fe.diagnosis.emplace(nodes[(start + i) % n]->name(), s);
+    fe.diagnosis.emplace(nodes[VisitIndex(start, i, n)]->name(), s);
     NotePlugin(s, fe);
   }
   return fe;
