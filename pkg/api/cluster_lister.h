@@ -1,6 +1,6 @@
 // Lookups of cluster objects other than pods and nodes that plugins consult (upstream:
-// the Namespace, Service, ReplicationController, ReplicaSet and StatefulSet listers of
-// the shared informer factory). The framework hands plugins one through
+// the Namespace, Service, ReplicationController, ReplicaSet, StatefulSet, PDB and storage
+// listers of the shared informer factory). The framework hands plugins one through
 // Handle::Lister(); informers/cluster_lister.h implements it over informers that keep
 // only the labels and selectors these lookups read.
 #pragma once
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pkg/api/selector.h"
+#include "pkg/api/storage.h"
 #include "pkg/api/types.h"
 
 namespace ksched::api {
@@ -49,6 +50,17 @@ class ClusterLister {
   virtual LabelSelector DefaultSpreadSelector(const Pod& pod) const = 0;
   // The PodDisruptionBudgets of namespace `ns` that cover any pod, by name.
   virtual std::vector<DisruptionBudgetPtr> DisruptionBudgets(std::string_view ns) const { return {}; }
+
+  // ---- storage, for the volume plugins (upstream: the PVC, PV, StorageClass, CSINode
+  // and CSIDriver listers). Each returns null when the object is not known. ----
+  virtual PersistentVolumeClaimPtr Claim(std::string_view ns, std::string_view name) const { return nullptr; }
+  virtual PersistentVolumePtr Volume(std::string_view name) const { return nullptr; }
+  // The PersistentVolumes whose storage class (PersistentVolume::storage_class_name) is
+  // `class_name` ("" for volumes without a class), sorted by name.
+  virtual std::vector<PersistentVolumePtr> VolumesOfClass(std::string_view class_name) const { return {}; }
+  virtual StorageClassPtr StorageClassNamed(std::string_view name) const { return nullptr; }
+  virtual CSINodePtr CSINodeNamed(std::string_view name) const { return nullptr; }
+  virtual CSIDriverPtr CSIDriverNamed(std::string_view name) const { return nullptr; }
 };
 
 // Knows no objects: no namespace labels, no selectors.

@@ -9,7 +9,8 @@
 //   - status.conditions: only PodScheduled (the one condition the scheduler reads and
 //     patches);
 //   - container ports: only those with a hostPort (all NodePorts looks at); no limits;
-//   - volumes: only persistentVolumeClaim ones;
+//   - volumes: only claims, generic ephemeral volumes, inline CSI volumes and the
+//     in-tree disks VolumeRestrictions compares;
 //   - containers, affinity, tolerations and spread constraints are shared between pods
 //     with identical JSON for them (replicas of one template), see shared.h.
 #pragma once
@@ -218,11 +219,37 @@ struct TopologySpreadConstraint {
   bool operator==(const TopologySpreadConstraint&) const = default;
 };
 
-// Only persistentVolumeClaim volumes are decoded (projected tokens, configMaps and the
-// like do not affect scheduling here).
+// The volume source of a PersistentVolume or of a pod's inline volume, as far as the
+// volume plugins tell sources apart: the CSI driver (NodeVolumeLimits counts per driver)
+// and the in-tree disks whose concurrent use VolumeRestrictions rejects.
+struct VolumeSource {
+  std::string csi_driver;         // csi.driver
+  std::string csi_volume_handle;  // csi.volumeHandle (PVs only; inline CSI volumes have none)
+  std::string gce_pd_name;        // gcePersistentDisk.pdName
+  std::string aws_volume_id;      // awsElasticBlockStore.volumeID
+  std::string azure_disk_uri;     // azureDisk.diskURI
+  std::string cinder_volume_id;   // cinder.volumeID
+  std::string iscsi_iqn;          // iscsi.iqn
+  int32_t iscsi_lun = 0;          // iscsi.lun
+  std::string iscsi_target_portal;  // iscsi.targetPortal
+  std::vector<std::string> rbd_monitors;  // rbd.monitors
+  std::string rbd_pool;           // rbd.pool ("rbd" when absent)
+  std::string rbd_image;          // rbd.image
+  bool read_only = false;         // the source's readOnly
+  bool operator==(const VolumeSource&) const = default;
+};
+
+// A pod's volume, as the volume plugins read it. Volumes of other kinds (projected
+// tokens, configMaps, emptyDirs and the like) are not decoded: nothing in scheduling
+// reads them.
 struct Volume {
   std::string name;
   std::string pvc_claim_name;  // persistentVolumeClaim.claimName
+  bool pvc_read_only = false;  // persistentVolumeClaim.readOnly
+  // spec.volumes[].ephemeral: a generic ephemeral volume, whose claim is named
+  // "<pod name>-<volume name>" and owned by the pod (upstream ephemeral.VolumeClaimName).
+  bool ephemeral = false;
+  VolumeSource source;  // inline disks and CSI volumes
   bool operator==(const Volume&) const = default;
 };
 

@@ -154,6 +154,21 @@ class PodBinder {
   }
 };
 
+// The writes of VolumeBinding's PreBind (implemented by the scheduler with the API
+// client, so the framework never talks to the API server itself). Blocking; they run on
+// a binding worker. Each sends a JSON merge patch and returns the object as the server
+// answered it; a patch that names metadata.resourceVersion fails with a conflict when the
+// object has changed since (upstream sends whole-object Updates, which check the same).
+class VolumeWriter {
+ public:
+  virtual ~VolumeWriter() = default;
+  // PATCH /api/v1/persistentvolumes/{name}.
+  virtual ksched::StatusOr<api::PersistentVolumePtr> PatchVolume(std::string_view name, std::string merge_patch) = 0;
+  // PATCH /api/v1/namespaces/{ns}/persistentvolumeclaims/{name}.
+  virtual ksched::StatusOr<api::PersistentVolumeClaimPtr> PatchClaim(std::string_view ns, std::string_view name,
+                                                             std::string merge_patch) = 0;
+};
+
 // What the framework gives plugins.
 class Handle {
  public:
@@ -166,6 +181,9 @@ class Handle {
   // Namespaces' labels and the selectors of Services and workload controllers (for
   // InterPodAffinity's namespaceSelector and PodTopologySpread's system defaults).
   virtual const api::ClusterLister& Lister() const { return api::EmptyClusterLister(); }
+  // PersistentVolume and claim writes for VolumeBinding; null where nothing can write
+  // (then VolumeBinding's PreBind fails any pod that needs a write).
+  virtual VolumeWriter* Volumes() { return nullptr; }
 
   // ---- for preemption's what-if runs (the runtime implements them; a bare handle
   // cannot run plugins) ----

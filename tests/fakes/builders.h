@@ -57,6 +57,22 @@ class PodBuilder {
     pod_.spec.containers.push_back(std::move(c));
     return *this;
   }
+  // A volume backed by claim `claim` (persistentVolumeClaim.claimName).
+  PodBuilder& PVC(std::string claim, std::string volume_name = "") {
+    if (volume_name.empty()) volume_name = "vol-" + claim;
+    pod_.spec.volumes.push_back({.name = std::move(volume_name), .pvc_claim_name = std::move(claim)});
+    return *this;
+  }
+  // A generic ephemeral volume: its claim is "<pod name>-<volume name>".
+  PodBuilder& EphemeralVolume(std::string volume_name) {
+    pod_.spec.volumes.push_back({.name = std::move(volume_name), .ephemeral = true});
+    return *this;
+  }
+  // An inline volume of any other source (in-tree disks, inline CSI).
+  PodBuilder& Volume(std::string volume_name, api::VolumeSource source) {
+    pod_.spec.volumes.push_back({.name = std::move(volume_name), .source = std::move(source)});
+    return *this;
+  }
   PodBuilder& Toleration(api::Toleration t) { pod_.spec.tolerations.push_back(std::move(t)); return *this; }
 
   // Node affinity: a required term `key In values` (added to the first term).

@@ -1,7 +1,7 @@
 // An api::ClusterLister over objects a test sets directly: namespaces with labels, the
 // selectors of Services, ReplicationControllers, ReplicaSets and StatefulSets, with the
 // same selection rules as informers/cluster_lister.h (upstream helper.DefaultSelector),
-// and PodDisruptionBudgets.
+// PodDisruptionBudgets, and the storage objects of the volume plugins.
 #pragma once
 
 #include <algorithm>
@@ -94,6 +94,58 @@ class FakeClusterLister final : public api::ClusterLister {
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a->name < b->name; });
     return out;
+  }
+
+  // ---- storage: objects by key ("ns/name" for claims, the name for the rest) ----
+  std::map<std::string, api::PersistentVolumeClaimPtr, std::less<>> claims;
+  std::map<std::string, api::PersistentVolumePtr, std::less<>> volumes;
+  std::map<std::string, api::StorageClassPtr, std::less<>> storage_classes;
+  std::map<std::string, api::CSINodePtr, std::less<>> csi_nodes;
+  std::map<std::string, api::CSIDriverPtr, std::less<>> csi_drivers;
+
+  void Add(api::PersistentVolumeClaim c) {
+    std::string key = c.metadata.namespace_ + "/" + c.metadata.name;
+    claims[key] = std::make_shared<const api::PersistentVolumeClaim>(std::move(c));
+  }
+  void Add(api::PersistentVolume v) {
+    std::string key = v.metadata.name;
+    volumes[key] = std::make_shared<const api::PersistentVolume>(std::move(v));
+  }
+  void Add(api::StorageClass c) {
+    std::string key = c.metadata.name;
+    storage_classes[key] = std::make_shared<const api::StorageClass>(std::move(c));
+  }
+  void Add(api::CSINode n) {
+    std::string key = n.metadata.name;
+    csi_nodes[key] = std::make_shared<const api::CSINode>(std::move(n));
+  }
+  void Add(api::CSIDriver d) {
+    std::string key = d.metadata.name;
+    csi_drivers[key] = std::make_shared<const api::CSIDriver>(std::move(d));
+  }
+
+  api::PersistentVolumeClaimPtr Claim(std::string_view ns, std::string_view name) const override {
+    return Find(claims, std::string(ns) + "/" + std::string(name));
+  }
+  api::PersistentVolumePtr Volume(std::string_view name) const override { return Find(volumes, name); }
+  std::vector<api::PersistentVolumePtr> VolumesOfClass(std::string_view class_name) const override {
+    std::vector<api::PersistentVolumePtr> out;  // the map is ordered by name
+    for (const auto& [name, pv] : volumes) {
+      if (pv->storage_class_name == class_name) out.push_back(pv);
+    }
+    return out;
+  }
+  api::StorageClassPtr StorageClassNamed(std::string_view name) const override {
+    return Find(storage_classes, name);
+  }
+  api::CSINodePtr CSINodeNamed(std::string_view name) const override { return Find(csi_nodes, name); }
+  api::CSIDriverPtr CSIDriverNamed(std::string_view name) const override { return Find(csi_drivers, name); }
+
+ private:
+  template <typename M>
+  static typename M::mapped_type Find(const M& m, std::string_view key) {
+    auto it = m.find(key);
+    return it == m.end() ? nullptr : it->second;
   }
 };
 

@@ -29,6 +29,8 @@ class FakeHandle final : public framework::Handle, public framework::PodBinder {
   void SetSnapshot(cache::Snapshot snapshot) { snapshot_ = std::move(snapshot); }
   void SetNominator(const framework::PodNominator* nominator) { nominator_ = nominator; }
   void SetLister(const api::ClusterLister* lister) { lister_ = lister; }
+  framework::VolumeWriter* Volumes() override { return volumes_; }
+  void SetVolumeWriter(framework::VolumeWriter* writer) { volumes_ = writer; }
 
   ksched::Status Bind(const api::Pod& pod, std::string_view node_name) override {
     binds.emplace_back(pod.Key(), std::string(node_name));
@@ -42,6 +44,7 @@ class FakeHandle final : public framework::Handle, public framework::PodBinder {
   cache::Snapshot snapshot_;
   const framework::PodNominator* nominator_ = nullptr;
   const api::ClusterLister* lister_ = nullptr;
+  framework::VolumeWriter* volumes_ = nullptr;
 };
 
 }  // namespace ksched::testing

@@ -42,6 +42,7 @@ struct FrameworkOptions {
   PodPreemptor* preemptor = nullptr;
   // Null: plugins see no namespaces, Services or controllers.
   const api::ClusterLister* lister = nullptr;
+  VolumeWriter* volumes = nullptr;  // VolumeBinding's PV and claim writes
   // Shared by the profiles of one scheduler; null: the framework makes its own pool of
   // `parallelism` threads.
   Parallelizer* parallelizer = nullptr;
@@ -75,6 +76,7 @@ class Framework : public Handle {
     return options_.lister != nullptr ? *options_.lister : api::EmptyClusterLister();
   }
   PodPreemptor* Preemptor() override { return options_.preemptor; }
+  VolumeWriter* Volumes() override { return options_.volumes; }
   void ParallelizeUntil(int n, const std::function<void(int)>& fn, const std::atomic<bool>* stop) override {
     parallelizer_->Until(n, [&fn](int i) { fn(i); }, stop);
   }
