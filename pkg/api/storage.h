@@ -149,6 +149,16 @@ struct CSIDriver {
   bool operator==(const CSIDriver&) const = default;
 };
 
+// The claim a pod volume uses: persistentVolumeClaim.claimName, or for a generic
+// ephemeral volume "<pod name>-<volume name>" (upstream ephemeral.VolumeClaimName); ""
+// for volumes of other kinds.
+std::string ClaimName(const Pod& pod, const Volume& volume);
+
+// Whether `claim` may serve `pod`'s generic ephemeral volume: the pod must be its
+// controlling owner (upstream ephemeral.VolumeIsForPod). When it is not, the claim
+// belongs to someone else and the pod cannot start.
+bool ClaimIsForPod(const Pod& pod, const PersistentVolumeClaim& claim);
+
 using PersistentVolumeClaimPtr = std::shared_ptr<const PersistentVolumeClaim>;
 using PersistentVolumePtr = std::shared_ptr<const PersistentVolume>;
 using StorageClassPtr = std::shared_ptr<const StorageClass>;
