@@ -208,7 +208,8 @@ ClusterListers::ClusterListers(ApiClient& client, const InformerOptions& options
       services_(client, "/api/v1/services", options),
       controllers_(client, "/api/v1/replicationcontrollers", options),
       replica_sets_(client, "/apis/apps/v1/replicasets", options),
-      stateful_sets_(client, "/apis/apps/v1/statefulsets", options) {
+      stateful_sets_(client, "/apis/apps/v1/statefulsets", options),
+      storage_(client, options) {
   namespaces_.AddHandler(&namespace_feeder_);
   services_.AddHandler(&service_feeder_);
   controllers_.AddHandler(&controller_feeder_);
@@ -229,6 +230,7 @@ void ClusterListers::Start() {
   replica_sets_.Start();
   stateful_sets_.Start();
   if (budgets_) budgets_->Start();
+  storage_.Start();
 }
 
 void ClusterListers::Stop() {
@@ -238,24 +240,22 @@ void ClusterListers::Stop() {
   replica_sets_.Stop();
   stateful_sets_.Stop();
   if (started_.load(std::memory_order_acquire) && budgets_) budgets_->Stop();
+  storage_.Stop();
 }
 
 bool ClusterListers::HasSynced() const {
   return started_.load(std::memory_order_acquire) && namespaces_.HasSynced() && services_.HasSynced() &&
          controllers_.HasSynced() && replica_sets_.HasSynced() && stateful_sets_.HasSynced() &&
-         (!budgets_ || budgets_->HasSynced());
+         (!budgets_ || budgets_->HasSynced()) && storage_.HasSynced();
 }
 
 bool ClusterListers::WaitForSync(std::chrono::milliseconds timeout) const {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  auto left = [&] {
-    return std::max(std::chrono::milliseconds(0),
-                    std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
-  };
   // None syncs before Start() has published budgets_.
-  return namespaces_.WaitForSync(left()) && services_.WaitForSync(left()) && controllers_.WaitForSync(left()) &&
-         replica_sets_.WaitForSync(left()) && stateful_sets_.WaitForSync(left()) &&
-         started_.load(std::memory_order_acquire) && (!budgets_ || budgets_->WaitForSync(left()));
+  return namespaces_.WaitForSync(TimeLeft(deadline)) && services_.WaitForSync(TimeLeft(deadline)) &&
+         controllers_.WaitForSync(TimeLeft(deadline)) && replica_sets_.WaitForSync(TimeLeft(deadline)) &&
+         stateful_sets_.WaitForSync(TimeLeft(deadline)) && started_.load(std::memory_order_acquire) &&
+         (!budgets_ || budgets_->WaitForSync(TimeLeft(deadline))) && storage_.WaitForSync(TimeLeft(deadline));
 }
 
 }  // namespace ksched::informers

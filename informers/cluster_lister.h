@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "informers/informer.h"
+#include "informers/storage_lister.h"
 #include "pkg/api/cluster_lister.h"
 #include "pkg/api/selector.h"
 #include "pkg/api/workloads.h"
@@ -104,7 +105,7 @@ class IndexFeeder final : public EventHandler<T> {
 std::optional<std::string> DisruptionBudgetPath(ApiClient& client);
 
 // The six informers (cluster-wide, as kube-scheduler's shared informer factory) and the
-// index they feed. The lookups answer from whatever has been delivered so far; wait for
+// index they feed, plus the storage informers (storage_lister.h). The lookups answer from whatever has been delivered so far; wait for
 // WaitForSync before scheduling so they reflect the whole cluster.
 class ClusterListers final : public api::ClusterLister {
  public:
@@ -133,6 +134,21 @@ class ClusterListers final : public api::ClusterLister {
   std::vector<api::DisruptionBudgetPtr> DisruptionBudgets(std::string_view ns) const override {
     return index_.DisruptionBudgets(ns);
   }
+  api::PersistentVolumeClaimPtr Claim(std::string_view ns, std::string_view name) const override {
+    return storage_.Claim(ns, name);
+  }
+  api::PersistentVolumePtr Volume(std::string_view name) const override { return storage_.Volume(name); }
+  std::vector<api::PersistentVolumePtr> VolumesOfClass(std::string_view class_name) const override {
+    return storage_.VolumesOfClass(class_name);
+  }
+  api::StorageClassPtr StorageClassNamed(std::string_view name) const override {
+    return storage_.StorageClassNamed(name);
+  }
+  api::CSINodePtr CSINodeNamed(std::string_view name) const override { return storage_.CSINodeNamed(name); }
+  api::CSIDriverPtr CSIDriverNamed(std::string_view name) const override { return storage_.CSIDriverNamed(name); }
+
+  // The storage informers, for the scheduler's event handlers (add them before Start()).
+  StorageListers& storage() { return storage_; }
 
  private:
   // Declared before the informers, whose threads feed them: destroyed after they stop.
@@ -154,6 +170,7 @@ class ClusterListers final : public api::ClusterLister {
   // Set by Start() (when the server serves policy) before it publishes started_.
   std::unique_ptr<DisruptionBudgetInformer> budgets_;
   std::atomic<bool> started_{false};
+  StorageListers storage_;
 };
 
 }  // namespace ksched::informers

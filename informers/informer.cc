@@ -69,6 +69,42 @@ struct Codec<api::PodDisruptionBudget> {
   static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodePodDisruptionBudgetWatchEvent(p, t); }
 };
 
+template <>
+struct Codec<api::PersistentVolumeClaim> {
+  static constexpr const char* kKind = "persistentvolumeclaims";
+  static constexpr const char* kThread = "informer-pvc";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodePersistentVolumeClaimList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodePersistentVolumeClaimWatchEvent(p, t); }
+};
+template <>
+struct Codec<api::PersistentVolume> {
+  static constexpr const char* kKind = "persistentvolumes";
+  static constexpr const char* kThread = "informer-pv";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodePersistentVolumeList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodePersistentVolumeWatchEvent(p, t); }
+};
+template <>
+struct Codec<api::StorageClass> {
+  static constexpr const char* kKind = "storageclasses";
+  static constexpr const char* kThread = "informer-sc";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeStorageClassList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeStorageClassWatchEvent(p, t); }
+};
+template <>
+struct Codec<api::CSINode> {
+  static constexpr const char* kKind = "csinodes";
+  static constexpr const char* kThread = "informer-csinode";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeCSINodeList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeCSINodeWatchEvent(p, t); }
+};
+template <>
+struct Codec<api::CSIDriver> {
+  static constexpr const char* kKind = "csidrivers";
+  static constexpr const char* kThread = "informer-csidrv";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeCSIDriverList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeCSIDriverWatchEvent(p, t); }
+};
+
 // A server (or a lagging apiserver replica) that has not yet seen the RV we asked for
 // answers 504 "Too large resource version". client-go's isTooLargeResourceVersionError
 // then relists from etcd (RV "") rather than retry an RV that may never arrive there.
@@ -117,6 +153,11 @@ std::string KeyOf(const Meta& meta) {
 }
 
 }  // namespace
+
+std::chrono::milliseconds TimeLeft(std::chrono::steady_clock::time_point deadline) {
+  return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                     deadline - std::chrono::steady_clock::now()));
+}
 
 std::string StoreKey(const api::ObjectMeta& meta) { return KeyOf(meta); }
 std::string StoreKey(const api::LeanObjectMeta& meta) { return KeyOf(meta); }
@@ -619,5 +660,10 @@ template class Informer<api::ReplicationController>;
 template class Informer<api::ReplicaSet>;
 template class Informer<api::StatefulSet>;
 template class Informer<api::PodDisruptionBudget>;
+template class Informer<api::PersistentVolumeClaim>;
+template class Informer<api::PersistentVolume>;
+template class Informer<api::StorageClass>;
+template class Informer<api::CSINode>;
+template class Informer<api::CSIDriver>;
 
 }  // namespace ksched::informers

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "informers/api_client.h"
+#include "pkg/api/storage.h"
 #include "pkg/api/types.h"
 #include "pkg/api/workloads.h"
 #include "pkg/util/clock.h"
@@ -171,8 +172,18 @@ using ReplicaSetInformer = Informer<api::ReplicaSet>;
 using StatefulSetInformer = Informer<api::StatefulSet>;
 // policy/v1 or v1beta1 by discovery (DisruptionBudgetPath in cluster_lister.h), for preemption.
 using DisruptionBudgetInformer = Informer<api::PodDisruptionBudget>;
+// The storage objects of the volume plugins, for StorageListers (storage_lister.h).
+using ClaimInformer = Informer<api::PersistentVolumeClaim>;
+using VolumeInformer = Informer<api::PersistentVolume>;
+using StorageClassInformer = Informer<api::StorageClass>;
+using CSINodeInformer = Informer<api::CSINode>;
+using CSIDriverInformer = Informer<api::CSIDriver>;
 // Field selector for pods a scheduler cares about (non-terminal ones).
 inline constexpr char kNonTerminalPodsSelector[] = "status.phase!=Succeeded,status.phase!=Failed";
+
+// What is left of `deadline` (steady clock), never negative: for waiting on several
+// informers' sync within one timeout.
+std::chrono::milliseconds TimeLeft(std::chrono::steady_clock::time_point deadline);
 
 std::string StoreKey(const api::ObjectMeta& meta);
 std::string StoreKey(const api::LeanObjectMeta& meta);

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/storage.h"
 #include "pkg/api/types.h"
 #include "pkg/api/workloads.h"
 #include "pkg/util/status.h"
@@ -101,6 +102,23 @@ StatusOr<WatchEvent<ReplicationController>> DecodeReplicationControllerWatchEven
 StatusOr<WatchEvent<ReplicaSet>> DecodeReplicaSetWatchEvent(JsonParser& parser, JsonText json);
 StatusOr<WatchEvent<StatefulSet>> DecodeStatefulSetWatchEvent(JsonParser& parser, JsonText json);
 StatusOr<WatchEvent<PodDisruptionBudget>> DecodePodDisruptionBudgetWatchEvent(JsonParser& parser, JsonText json);
+// The storage objects of the volume plugins, reduced to storage.h's fields. Errors name
+// the object, e.g.  persistentvolume "pv-1": spec.capacity.storage: ...
+StatusOr<PersistentVolumeClaimPtr> DecodePersistentVolumeClaim(JsonParser& parser, JsonText json);
+StatusOr<PersistentVolumePtr> DecodePersistentVolume(JsonParser& parser, JsonText json);
+StatusOr<StorageClassPtr> DecodeStorageClass(JsonParser& parser, JsonText json);
+StatusOr<CSINodePtr> DecodeCSINode(JsonParser& parser, JsonText json);
+StatusOr<CSIDriverPtr> DecodeCSIDriver(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<PersistentVolumeClaim>> DecodePersistentVolumeClaimList(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<PersistentVolume>> DecodePersistentVolumeList(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<StorageClass>> DecodeStorageClassList(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<CSINode>> DecodeCSINodeList(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<CSIDriver>> DecodeCSIDriverList(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<PersistentVolumeClaim>> DecodePersistentVolumeClaimWatchEvent(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<PersistentVolume>> DecodePersistentVolumeWatchEvent(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<StorageClass>> DecodeStorageClassWatchEvent(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<CSINode>> DecodeCSINodeWatchEvent(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<CSIDriver>> DecodeCSIDriverWatchEvent(JsonParser& parser, JsonText json);
 
 // Annotation keys the decoders keep in ObjectMeta::annotations; all others are skipped
 // (see types.h for why). Process-wide, empty by default; replaces the previous list and

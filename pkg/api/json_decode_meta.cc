@@ -247,22 +247,6 @@ bool ReadResourceList(od::value& v, ResourceList& out, DecodeError& err) {
   return true;
 }
 
-namespace {
-
-
-bool DecodeOwnerReference(od::value& v, OwnerReference& r, DecodeError& err) {
-  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
-    if (key == "apiVersion") return ReadString(fv, r.api_version, err);
-    if (key == "kind") return ReadString(fv, r.kind, err);
-    if (key == "name") return ReadString(fv, r.name, err);
-    if (key == "uid") return ReadString(fv, r.uid, err);
-    if (key == "controller") return ReadBool(fv, r.controller, err);
-    return true;
-  });
-}
-
-}  // namespace
-
 bool DecodeSelectorRequirement(od::value& v, LabelSelectorRequirement& r, DecodeError& err) {
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
     if (key == "key") return ReadString(fv, r.key, err);
@@ -338,6 +322,17 @@ bool ReadRetainedAnnotations(od::value& v, StringMap& out, DecodeError& err) {
 }
 
 }  // namespace
+
+bool DecodeOwnerReference(od::value& v, OwnerReference& r, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "apiVersion") return ReadString(fv, r.api_version, err);
+    if (key == "kind") return ReadString(fv, r.kind, err);
+    if (key == "name") return ReadString(fv, r.name, err);
+    if (key == "uid") return ReadString(fv, r.uid, err);
+    if (key == "controller") return ReadBool(fv, r.controller, err);
+    return true;
+  });
+}
 
 bool DecodeObjectMeta(od::value& v, ObjectMeta& m, DecodeError& err) {
   // managedFields is never touched: simdjson skips it without materialising it.

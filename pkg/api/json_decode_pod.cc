@@ -38,16 +38,6 @@ bool DecodeContainer(od::value& v, Container& c, DecodeError& err) {
   });
 }
 
-bool DecodeNodeSelectorTerm(od::value& v, NodeSelectorTerm& t, DecodeError& err) {
-  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
-    if (key == "matchExpressions") {
-      return ReadArray(fv, t.match_expressions, err, DecodeSelectorRequirement);
-    }
-    if (key == "matchFields") return ReadArray(fv, t.match_fields, err, DecodeSelectorRequirement);
-    return true;
-  });
-}
-
 bool DecodeNodeAffinity(od::value& v, NodeAffinity& a, DecodeError& err) {
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
     if (key == "requiredDuringSchedulingIgnoredDuringExecution") {
@@ -212,11 +202,25 @@ bool DecodeVolume(od::value& v, Volume& vol, DecodeError& err) {
     if (key == "persistentVolumeClaim") {
       return ReadObject(fv, err, [&](std::string_view pkey, od::value& pv) {
         if (pkey == "claimName") return ReadString(pv, vol.pvc_claim_name, err);
+        if (pkey == "readOnly") return ReadBool(pv, vol.pvc_read_only, err);
         return true;
       });
     }
-    return true;
+    if (key == "ephemeral") {
+      od::json_type t{};
+      if (!PeekType(fv, t, err)) return false;
+      vol.ephemeral = t == od::json_type::object;
+      return true;  // the claim template is the ephemeral controller's, not ours
+    }
+    bool known = false;
+    return ReadVolumeSourceField(key, fv, vol.source, known, err);
   });
+}
+
+// The volumes the volume plugins read; the rest (configMaps, secrets, projected tokens,
+// emptyDirs...) are dropped.
+bool KeepVolume(const Volume& vol) {
+  return !vol.pvc_claim_name.empty() || vol.ephemeral || vol.source != VolumeSource{};
 }
 
 bool DecodeSchedulingGate(od::value& v, std::string& name, DecodeError& err) {
@@ -255,8 +259,7 @@ bool DecodePodSpec(od::value& v, PodSpec& s, DecodeError& err) {
     }
     if (key == "schedulingGates") return ReadArray(fv, s.scheduling_gates, err, DecodeSchedulingGate);
     if (key == "volumes") {
-      return ReadArrayIf(fv, s.volumes, err, DecodeVolume,
-                         [](const Volume& vol) { return !vol.pvc_claim_name.empty(); });
+      return ReadArrayIf(fv, s.volumes, err, DecodeVolume, KeepVolume);
     }
     return true;
   });
@@ -319,6 +322,78 @@ bool DecodePodObject(od::value& v, Pod& pod, DecodeError& err) {
     if (key == "status") return DecodePodStatus(fv, pod.status, err);
     return true;
   });
+}
+
+
+bool DecodeNodeSelectorTerm(od::value& v, NodeSelectorTerm& t, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "matchExpressions") {
+      return ReadArray(fv, t.match_expressions, err, DecodeSelectorRequirement);
+    }
+    if (key == "matchFields") return ReadArray(fv, t.match_fields, err, DecodeSelectorRequirement);
+    return true;
+  });
+}
+
+bool ReadVolumeSourceField(std::string_view key, od::value& v, VolumeSource& s, bool& known, DecodeError& err) {
+  known = true;
+  if (key == "csi") {
+    return ReadObject(v, err, [&](std::string_view k, od::value& fv) {
+      if (k == "driver") return ReadString(fv, s.csi_driver, err);
+      if (k == "volumeHandle") return ReadString(fv, s.csi_volume_handle, err);
+      if (k == "readOnly") return ReadBool(fv, s.read_only, err);
+      return true;
+    });
+  }
+  if (key == "gcePersistentDisk") {
+    return ReadObject(v, err, [&](std::string_view k, od::value& fv) {
+      if (k == "pdName") return ReadString(fv, s.gce_pd_name, err);
+      if (k == "readOnly") return ReadBool(fv, s.read_only, err);
+      return true;
+    });
+  }
+  if (key == "awsElasticBlockStore") {
+    return ReadObject(v, err, [&](std::string_view k, od::value& fv) {
+      if (k == "volumeID") return ReadString(fv, s.aws_volume_id, err);
+      if (k == "readOnly") return ReadBool(fv, s.read_only, err);
+      return true;
+    });
+  }
+  if (key == "azureDisk") {
+    return ReadObject(v, err, [&](std::string_view k, od::value& fv) {
+      if (k == "diskURI") return ReadString(fv, s.azure_disk_uri, err);
+      if (k == "readOnly") return ReadBool(fv, s.read_only, err);
+      return true;
+    });
+  }
+  if (key == "cinder") {
+    return ReadObject(v, err, [&](std::string_view k, od::value& fv) {
+      if (k == "volumeID") return ReadString(fv, s.cinder_volume_id, err);
+      if (k == "readOnly") return ReadBool(fv, s.read_only, err);
+      return true;
+    });
+  }
+  if (key == "iscsi") {
+    return ReadObject(v, err, [&](std::string_view k, od::value& fv) {
+      if (k == "iqn") return ReadString(fv, s.iscsi_iqn, err);
+      if (k == "lun") return ReadInt32(fv, s.iscsi_lun, err);
+      if (k == "targetPortal") return ReadString(fv, s.iscsi_target_portal, err);
+      if (k == "readOnly") return ReadBool(fv, s.read_only, err);
+      return true;
+    });
+  }
+  if (key == "rbd") {
+    s.rbd_pool = "rbd";  // the API's default for an absent pool
+    return ReadObject(v, err, [&](std::string_view k, od::value& fv) {
+      if (k == "monitors") return ReadStringList(fv, s.rbd_monitors, err);
+      if (k == "pool") return ReadString(fv, s.rbd_pool, err);
+      if (k == "image") return ReadString(fv, s.rbd_image, err);
+      if (k == "readOnly") return ReadBool(fv, s.read_only, err);
+      return true;
+    });
+  }
+  known = false;
+  return true;
 }
 
 }  // namespace ksched::api::json_internal

@@ -220,6 +220,12 @@ bool DecodeObjectMeta(od::value& v, ObjectMeta& m, DecodeError& err);
 bool DecodeLabelSelector(od::value& v, LabelSelector& s, DecodeError& err);
 bool DecodeSelectorRequirement(od::value& v, LabelSelectorRequirement& r, DecodeError& err);
 bool DecodeTaintEffect(od::value& v, TaintEffect& out, DecodeError& err);
+bool DecodeOwnerReference(od::value& v, OwnerReference& r, DecodeError& err);
+bool DecodeNodeSelectorTerm(od::value& v, NodeSelectorTerm& t, DecodeError& err);
+// One field of a volume source (a pod's inline volume or a PersistentVolume's spec):
+// `key` is the source's kind ("csi", "gcePersistentDisk", "rbd", ...). Sets `known`
+// false, reading nothing, for kinds VolumeSource does not keep.
+bool ReadVolumeSourceField(std::string_view key, od::value& v, VolumeSource& s, bool& known, DecodeError& err);
 // The object's "kind", when present, must be `want`: an object of another kind (a wrong
 // GVK in a watch, which client-go's reflector skips) fails the object, which the list
 // and watch decoders then skip rather than store a pod made of a node's fields.

@@ -53,6 +53,30 @@ StatusOr<api::PodPtr> ApiWriter::GetPod(const api::Pod& pod) {
   return api::DecodePod(r->body);
 }
 
+StatusOr<api::PersistentVolumePtr> ApiWriter::PatchVolume(std::string_view name, std::string merge_patch) {
+  auto r = options_.bind_client->Do({.verb = informers::Verb::kPatch,
+                                     .path = "/api/v1/persistentvolumes/" + std::string(name),
+                                     .body = std::move(merge_patch),
+                                     .content_type = std::string(informers::kContentMergePatch)});
+  if (!r.ok()) return r.status().WithContext("persistentvolume \"" + std::string(name) + "\"");
+  api::JsonParser parser;
+  return api::DecodePersistentVolume(parser, api::JsonText(r->body));
+}
+
+StatusOr<api::PersistentVolumeClaimPtr> ApiWriter::PatchClaim(std::string_view ns, std::string_view name,
+                                                              std::string merge_patch) {
+  auto r = options_.bind_client->Do(
+      {.verb = informers::Verb::kPatch,
+       .path = "/api/v1/namespaces/" + std::string(ns) + "/persistentvolumeclaims/" + std::string(name),
+       .body = std::move(merge_patch),
+       .content_type = std::string(informers::kContentMergePatch)});
+  if (!r.ok()) {
+    return r.status().WithContext("persistentvolumeclaim \"" + std::string(ns) + "/" + std::string(name) + "\"");
+  }
+  api::JsonParser parser;
+  return api::DecodePersistentVolumeClaim(parser, api::JsonText(r->body));
+}
+
 void ApiWriter::PatchPodScheduledFalse(const api::Pod& pod, std::string_view reason, std::string_view message,
                                        const std::optional<std::string>& nominated_node_name) {
   const api::PodCondition* cur = pod.FindCondition("PodScheduled");

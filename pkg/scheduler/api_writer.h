@@ -26,7 +26,7 @@ struct ApiWriterOptions {
   bool disruption_target_condition = false;
 };
 
-class ApiWriter final : public framework::PodBinder {
+class ApiWriter final : public framework::PodBinder, public framework::VolumeWriter {
  public:
   explicit ApiWriter(ApiWriterOptions options) : options_(std::move(options)) {}
 
@@ -52,6 +52,12 @@ class ApiWriter final : public framework::PodBinder {
   // The pod as the API server has it now (a read, not the informer's copy): what a bind
   // whose answer was lost actually did. Blocking; not for the client's I/O thread.
   StatusOr<api::PodPtr> GetPod(const api::Pod& pod);
+
+  // VolumeBinding's PreBind writes: JSON merge patches of a PersistentVolume or a claim
+  // on the bind client (they come before the pod's bind). Blocking.
+  StatusOr<api::PersistentVolumePtr> PatchVolume(std::string_view name, std::string merge_patch) override;
+  StatusOr<api::PersistentVolumeClaimPtr> PatchClaim(std::string_view ns, std::string_view name,
+                                                     std::string merge_patch) override;
 
   // An events.k8s.io/v1 Event about `pod` from `scheduler_name`. Asynchronous.
   // Notes longer than the API's 1 KiB limit are truncated with " ...".

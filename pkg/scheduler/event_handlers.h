@@ -1,4 +1,5 @@
-// Informer handlers that route pod and node events to the cache and the queue.
+// Informer handlers that route pod and node events to the cache and the queue, and
+// storage objects' changes to the queue.
 #pragma once
 
 #include <functional>
@@ -43,6 +44,28 @@ class NodeEventHandler final : public informers::EventHandler<api::Node> {
  private:
   cache::Cache& cache_;
   queue::SchedulingQueue& queue_;
+};
+
+// Adds and updates of a storage object (PersistentVolume, claim, StorageClass, CSINode,
+// CSIDriver) as cluster events, so pods the volume plugins rejected are retried when one
+// may help them (upstream addAllEventHandlers registers adds and updates of these; no
+// plugin asks for their deletes).
+template <typename T>
+class StorageEventHandler final : public informers::EventHandler<T> {
+ public:
+  StorageEventHandler(queue::SchedulingQueue& queue, const framework::ClusterEvent& add,
+                      const framework::ClusterEvent& update)
+      : queue_(queue), add_(add), update_(update) {}
+
+  void OnAdd(const std::shared_ptr<const T>& obj) override { queue_.MoveAllToActiveOrBackoffQueue(add_, nullptr, obj); }
+  void OnUpdate(const std::shared_ptr<const T>& old_obj, const std::shared_ptr<const T>& new_obj) override {
+    queue_.MoveAllToActiveOrBackoffQueue(update_, old_obj, new_obj);
+  }
+  void OnDelete(const informers::Deleted<T>& /*deleted*/) override {}
+
+ private:
+  queue::SchedulingQueue& queue_;
+  const framework::ClusterEvent add_, update_;
 };
 
 // The cluster events a node update amounts to (upstream nodeSchedulingPropertiesChange).

@@ -92,6 +92,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
     fopts.binder = s->writer_.get();
     fopts.preemptor = s->preemptor_.get();
     fopts.lister = s->options_.cluster_lister;
+    fopts.volumes = s->writer_.get();
     fopts.parallelizer = s->parallelizer_.get();
     fopts.parallelism = cfg.parallelism;
     fopts.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;
@@ -146,6 +147,20 @@ framework::runtime::Framework* Scheduler::FrameworkFor(std::string_view schedule
 }
 
 bool Scheduler::IsResponsibleFor(const api::Pod& pod) const { return frameworks_.count(pod.spec.scheduler_name) > 0; }
+
+void Scheduler::WatchStorage(informers::StorageListers& storage) {
+  namespace fw = framework;
+  auto make = [this]<typename T>(std::unique_ptr<informers::EventHandler<T>>& slot, informers::Informer<T>& informer,
+                                 const fw::ClusterEvent& add, const fw::ClusterEvent& update) {
+    slot = std::make_unique<StorageEventHandler<T>>(*queue_, add, update);
+    informer.AddHandler(slot.get());
+  };
+  make(claim_handler_, storage.claims(), fw::kPvcAdd, fw::kPvcUpdate);
+  make(volume_handler_, storage.volumes(), fw::kPvAdd, fw::kPvUpdate);
+  make(storage_class_handler_, storage.classes(), fw::kStorageClassAdd, fw::kStorageClassUpdate);
+  make(csi_node_handler_, storage.csi_nodes(), fw::kCSINodeAdd, fw::kCSINodeUpdate);
+  make(csi_driver_handler_, storage.csi_drivers(), fw::kCSIDriverAdd, fw::kCSIDriverUpdate);
+}
 
 void Scheduler::Run() {
   queue_->Run();

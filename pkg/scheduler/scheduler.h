@@ -15,6 +15,7 @@
 
 #include "config/types.h"
 #include "informers/informer.h"
+#include "informers/storage_lister.h"
 #include "pkg/cache/cache.h"
 #include "pkg/cache/snapshot.h"
 #include "pkg/explain/decision_log.h"
@@ -72,6 +73,9 @@ class Scheduler {
 
   informers::EventHandler<api::Pod>& pod_handler() { return *pod_handler_; }
   informers::EventHandler<api::Node>& node_handler() { return *node_handler_; }
+  // Adds the handlers that turn storage changes into cluster events (before the
+  // informers start).
+  void WatchStorage(informers::StorageListers& storage);
 
   // Starts the queue's flush loops and the scheduling thread. Call once the informers
   // have synced.
@@ -141,6 +145,11 @@ class Scheduler {
   std::map<std::string, std::unique_ptr<framework::runtime::Framework>, std::less<>> frameworks_;
   std::unique_ptr<informers::EventHandler<api::Pod>> pod_handler_;
   std::unique_ptr<informers::EventHandler<api::Node>> node_handler_;
+  std::unique_ptr<informers::EventHandler<api::PersistentVolumeClaim>> claim_handler_;
+  std::unique_ptr<informers::EventHandler<api::PersistentVolume>> volume_handler_;
+  std::unique_ptr<informers::EventHandler<api::StorageClass>> storage_class_handler_;
+  std::unique_ptr<informers::EventHandler<api::CSINode>> csi_node_handler_;
+  std::unique_ptr<informers::EventHandler<api::CSIDriver>> csi_driver_handler_;
   std::unique_ptr<explain::DecisionLog> decisions_;
 
   // Owned by the scheduling thread.

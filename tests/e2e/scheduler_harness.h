@@ -86,6 +86,7 @@ class SchedulerHarness {
     sched_ = std::move(*s);
     pods_->AddHandler(&sched_->pod_handler());
     nodes_->AddHandler(&sched_->node_handler());
+    sched_->WatchStorage(listers_->storage());
     listers_->Start();
     nodes_->Start();
     pods_->Start();
