@@ -9,6 +9,10 @@
 #   control-plane.sh down [DIR]       stop everything started in DIR (by PID)
 #   control-plane.sh env [DIR]        print KUBECONFIG=... lines for a shell
 #   control-plane.sh stop-apiserver [DIR] / start-apiserver [DIR]   (fault tests)
+#   control-plane.sh start-controller-manager [DIR] / stop-controller-manager [DIR]
+#       kube-controller-manager 1.20.2 (same cache) with the controllers named in
+#       $KSCHED_CP_CONTROLLERS (default persistentvolume-binder: the PV controller that
+#       binds claims, for the volume tests); stopped by `down` too
 #
 # DIR defaults to $KSCHED_CP_DIR or /tmp/ksched-cp. The cache is $KSCHED_CACHE or
 # ~/.cache/ksched. KSCHED_CP_AUDIT=1 on `up` also writes an audit log of binding
@@ -238,7 +242,32 @@ EOP
   log "up: kube-apiserver https://127.0.0.1:$API_PORT (kubeconfig $DIR/kubeconfig)"
 }
 
+start_controller_manager() {
+  [ -f "$DIR/controller-manager.pid" ] && kill -0 "$(cat "$DIR/controller-manager.pid")" 2>/dev/null && return 0
+  local controllers=${KSCHED_CP_CONTROLLERS:-persistentvolume-binder}
+  # No serving ports (--port=0 --secure-port=0): readiness is read from the log, where
+  # each controller reports `Started "<name>"`.
+  setsid "$BIN/kube-controller-manager" --kubeconfig="$DIR/kubeconfig" --controllers="$controllers" \
+    --leader-elect=false --port=0 --secure-port=0 --pvclaimbinder-sync-period=1s \
+    --service-account-private-key-file="$DIR/sa.key" --root-ca-file="$DIR/ca.crt" \
+    > "$DIR/controller-manager.log" 2>&1 < /dev/null &
+  echo $! > "$DIR/controller-manager.pid"
+  local first=${controllers%%,*} i
+  for i in $(seq 1 120); do
+    if grep -q "Started \"$first\"" "$DIR/controller-manager.log" 2>/dev/null; then
+      log "kube-controller-manager up ($controllers)"
+      return 0
+    fi
+    kill -0 "$(cat "$DIR/controller-manager.pid")" 2>/dev/null || {
+      tail -20 "$DIR/controller-manager.log" >&2; die "kube-controller-manager exited"; }
+    sleep 0.5
+  done
+  tail -20 "$DIR/controller-manager.log" >&2
+  die "kube-controller-manager did not start $first within 60 s"
+}
+
 cmd_down() {
+  stop_pid "$DIR/controller-manager.pid"
   stop_pid "$DIR/apiserver.pid"
   stop_pid "$DIR/etcd.pid"
   [ "${BASHPID:-$$}" = "$(cat "$DIR/reaper.pid" 2>/dev/null)" ] || stop_pid "$DIR/reaper.pid"
@@ -262,7 +291,10 @@ main() {
     env) cmd_env ;;
     stop-apiserver) stop_pid "$DIR/apiserver.pid" ;;
     start-apiserver) BIN=$(cmd_build); API_PORT=$(cat "$DIR/apiserver.port"); start_apiserver ;;
-    *) echo "usage: $0 build|up|down|env|stop-apiserver|start-apiserver [DIR]" >&2; exit 2 ;;
+    start-controller-manager) BIN=$(cmd_build); start_controller_manager ;;
+    stop-controller-manager) stop_pid "$DIR/controller-manager.pid" ;;
+    *) echo "usage: $0 build|up|down|env|stop-apiserver|start-apiserver|start-controller-manager|stop-controller-manager [DIR]" >&2
+       exit 2 ;;
   esac
 }
 main "$@"

@@ -61,6 +61,8 @@ Status ControlPlane::Up() {
 Status ControlPlane::Down() { return Run("down"); }
 Status ControlPlane::StopApiserver() { return Run("stop-apiserver"); }
 Status ControlPlane::StartApiserver() { return Run("start-apiserver"); }
+Status ControlPlane::StartControllerManager() { return Run("start-controller-manager"); }
+Status ControlPlane::StopControllerManager() { return Run("stop-controller-manager"); }
 
 Status ControlPlane::CompactEtcd() {
   std::string ep = "ETCDCTL_API=3 etcdctl --endpoints=" + etcd_;

@@ -27,6 +27,10 @@ class ControlPlane {
   // Faults: stop and restart kube-apiserver with the same flags (etcd keeps the data).
   Status StopApiserver();
   Status StartApiserver();
+  // kube-controller-manager with the PV controller (persistentvolume-binder), which binds
+  // claims as in a real cluster; stopped with the control plane. Idempotent.
+  Status StartControllerManager();
+  Status StopControllerManager();
   // Compacts etcd to its current revision, so watches from older RVs get 410 Gone.
   Status CompactEtcd();
 

@@ -231,7 +231,7 @@ std::string Resource(std::string_view ns, std::string_view group, std::string_vi
 }
 
 // rbac.yaml grants what ksched calls (informers, binding, status patches, preemption's
-// deletes, events, its own lease, token/access reviews for /metrics) and nothing around it.
+// deletes, volume binding's writes, events, its own lease, token/access reviews for /metrics) and nothing around it.
 TEST(ManifestsIntegrationTest, RbacGrantsExactlyWhatKschedCalls) {
   auto c = AdminClient();
   ASSERT_TRUE(ApplyManifestFile(*c, kManifests + "/rbac.yaml").ok());
@@ -263,6 +263,13 @@ TEST(ManifestsIntegrationTest, RbacGrantsExactlyWhatKschedCalls) {
       {Resource("kube-system", "coordination.k8s.io", "leases", "", "create"), true},
       {Resource("kube-system", "coordination.k8s.io", "leases", "", "get", "ksched"), true},
       {Resource("kube-system", "coordination.k8s.io", "leases", "", "update", "ksched"), true},
+      {Resource("", "", "persistentvolumes", "", "watch"), true},
+      {Resource("", "", "persistentvolumes", "", "patch"), true},
+      {Resource("team-a", "", "persistentvolumeclaims", "", "list"), true},
+      {Resource("team-a", "", "persistentvolumeclaims", "", "patch"), true},
+      {Resource("", "storage.k8s.io", "storageclasses", "", "watch"), true},
+      {Resource("", "storage.k8s.io", "csinodes", "", "list"), true},
+      {Resource("", "storage.k8s.io", "csidrivers", "", "watch"), true},
       {Resource("", "authentication.k8s.io", "tokenreviews", "", "create"), true},
       {Resource("", "authorization.k8s.io", "subjectaccessreviews", "", "create"), true},
       // Not needed, so not granted.
@@ -280,6 +287,10 @@ TEST(ManifestsIntegrationTest, RbacGrantsExactlyWhatKschedCalls) {
       {Resource("team-a", "apps", "replicasets", "", "patch"), false},
       {Resource("team-a", "apps", "deployments", "", "list"), false},
       {Resource("team-a", "apps", "daemonsets", "", "watch"), false},
+      {Resource("", "", "persistentvolumes", "", "delete"), false},
+      {Resource("team-a", "", "persistentvolumeclaims", "", "create"), false},
+      {Resource("", "storage.k8s.io", "storageclasses", "", "update"), false},
+      {Resource("", "storage.k8s.io", "volumeattachments", "", "create"), false},
       {R"("nonResourceAttributes":{"path":"/metrics","verb":"get"})", false},
   };
   struct Subject {
