@@ -1,7 +1,9 @@
-// libFuzzer target: the Namespace, Service, ReplicationController, ReplicaSet,
-// StatefulSet and PodDisruptionBudget decoders (object, list, watch event) on arbitrary
-// bytes. Each input goes through all eighteen: they share the document and metadata code, and an input that
-// steers one kind's decoder deep is usually a near miss for the others.
+// libFuzzer target: the decoders of the lean objects (Namespace, Service,
+// ReplicationController, ReplicaSet, StatefulSet, PodDisruptionBudget, and the storage
+// objects PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, CSIDriver:
+// object, list, watch event) on arbitrary bytes. Each input goes through all 33: they
+// share the document and metadata code, and an input that steers one kind's decoder deep
+// is usually a near miss for the others.
 //
 // Invariants beyond "no crash": in-place and copied decodes agree; watch events that
 // add, modify or delete carry their object; decoded selectors parse or fail cleanly and
@@ -44,6 +46,21 @@ void Exercise(const StatefulSet& ss) {
 void Exercise(const PodDisruptionBudget& pdb) {
   if (pdb.selector) ExerciseSelector(*pdb.selector);
 }
+void Exercise(const PersistentVolumeClaim& c) {
+  if (c.selector) ExerciseSelector(*c.selector);
+  (void)c.StorageClass();
+}
+void Exercise(const PersistentVolume& pv) {
+  if (!pv.node_affinity) return;
+  for (const auto& term : *pv.node_affinity) {
+    for (const auto& r : term.match_expressions) (void)r.key.size();
+  }
+}
+void Exercise(const StorageClass& sc) { (void)sc.WaitForFirstConsumer(); }
+void Exercise(const CSINode& n) {
+  for (const auto& d : n.drivers) Check(n.FindDriver(d.name) != nullptr, "a CSINode finds its own drivers");
+}
+void Exercise(const CSIDriver& d) { (void)d.Name(); }
 
 template <typename T, typename One, typename List, typename Event>
 void DecodeAll(JsonParser& parser, std::string_view input, std::string& text, One one, List list, Event event) {
@@ -96,6 +113,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   KSCHED_DECODERS(ReplicaSet);
   KSCHED_DECODERS(StatefulSet);
   KSCHED_DECODERS(PodDisruptionBudget);
+  KSCHED_DECODERS(PersistentVolumeClaim);
+  KSCHED_DECODERS(PersistentVolume);
+  KSCHED_DECODERS(StorageClass);
+  KSCHED_DECODERS(CSINode);
+  KSCHED_DECODERS(CSIDriver);
 #undef KSCHED_DECODERS
   return 0;
 }
