@@ -16,6 +16,7 @@
 #include "tests/fakes/fake_api_client.h"
 #include "tests/fakes/fake_api_server.h"
 #include "tests/fakes/fake_cluster_lister.h"
+#include "tests/fakes/storage_builders.h"
 
 namespace ksched::informers {
 namespace {
@@ -426,13 +427,40 @@ TEST(DisruptionBudgetPathTest, ChoosesVersionByDiscovery) {
   }
 }
 
+// PersistentVolumes by class: a class change moves the volume, a delete drops it, and an
+// emptied class disappears.
+TEST(VolumeClassIndexTest, FollowsClassChangesAndDeletes) {
+  using ksched::testing::PVBuilder;
+  VolumeClassIndex index;
+  auto names = [&](std::string_view klass) {
+    std::vector<std::string> out;
+    for (const auto& pv : index.OfClass(klass)) out.push_back(pv->Name());
+    return out;
+  };
+  auto b = PVBuilder("b").Class("fast").Ptr(), a = PVBuilder("a").Class("fast").Ptr();
+  index.OnAdd(b);
+  index.OnAdd(a);
+  index.OnAdd(PVBuilder("c").Class("").Ptr());
+  EXPECT_EQ(names("fast"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(names(""), (std::vector<std::string>{"c"}));
+  auto b2 = PVBuilder("b").Class("slow").ResourceVersion("2").Ptr();
+  index.OnUpdate(b, b2);
+  EXPECT_EQ(names("fast"), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(names("slow"), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(index.OfClass("slow")[0]->metadata.resource_version, "2");
+  index.OnDelete({.last_known = a});
+  EXPECT_TRUE(names("fast").empty());
+  index.OnDelete({.last_known = a});  // twice: harmless
+  EXPECT_EQ(names("slow"), (std::vector<std::string>{"b"}));
+}
+
 // ---- ClusterListers over a scripted API server -------------------------------------------
 
 std::string List(const std::string& kind, const std::string& items) {
   return R"({"kind":")" + kind + R"(","metadata":{"resourceVersion":"10"},"items":[)" + items + "]}";
 }
 
-TEST(ClusterListersTest, ListsAllSixResourcesAndAnswersFromThem) {
+TEST(ClusterListersTest, ListsEveryResourceAndAnswersFromThem) {
   using ksched::testing::FakeApiServer;
   using ksched::testing::HttpRequest;
   using ksched::testing::ResponseWriter;
@@ -454,6 +482,20 @@ TEST(ClusterListersTest, ListsAllSixResourcesAndAnswersFromThem) {
        List("PodDisruptionBudgetList",
             R"({"metadata":{"name":"web","namespace":"shop"},"spec":{"selector":{"matchLabels":{"app":"web"}}},)"
             R"("status":{"disruptionsAllowed":1}})")},
+      // The storage objects of the volume plugins.
+      {"/api/v1/persistentvolumeclaims",
+       List("PersistentVolumeClaimList",
+            R"({"metadata":{"name":"data","namespace":"shop","resourceVersion":"4"},"spec":{"volumeName":"pv-b"}})")},
+      {"/api/v1/persistentvolumes",
+       List("PersistentVolumeList", R"({"metadata":{"name":"pv-b"},"spec":{"storageClassName":"local"}},)"
+                                    R"({"metadata":{"name":"pv-a"},"spec":{"storageClassName":"local"}},)"
+                                    R"({"metadata":{"name":"pv-c"},"spec":{"storageClassName":"other"}})")},
+      {"/apis/storage.k8s.io/v1/storageclasses",
+       List("StorageClassList", R"({"metadata":{"name":"local"},"provisioner":"p","volumeBindingMode":"WaitForFirstConsumer"})")},
+      {"/apis/storage.k8s.io/v1/csinodes",
+       List("CSINodeList", R"({"metadata":{"name":"n1"},"spec":{"drivers":[{"name":"d","allocatable":{"count":2}}]}})")},
+      {"/apis/storage.k8s.io/v1/csidrivers",
+       List("CSIDriverList", R"({"metadata":{"name":"d"},"spec":{"attachRequired":false}})")},
   };
   FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
     if (req.query.count("watch")) {
@@ -487,6 +529,20 @@ TEST(ClusterListersTest, ListsAllSixResourcesAndAnswersFromThem) {
   ASSERT_EQ(budgets.size(), 1u);
   EXPECT_EQ(budgets[0]->name, "web");
   EXPECT_EQ(budgets[0]->disruptions_allowed, 1);
+  ASSERT_NE(listers.Claim("shop", "data"), nullptr);
+  EXPECT_EQ(listers.Claim("shop", "data")->volume_name, "pv-b");
+  EXPECT_EQ(listers.Claim("other", "data"), nullptr);
+  ASSERT_NE(listers.Volume("pv-c"), nullptr);
+  std::vector<std::string> local;
+  for (const auto& pv : listers.VolumesOfClass("local")) local.push_back(pv->Name());
+  EXPECT_EQ(local, (std::vector<std::string>{"pv-a", "pv-b"}));  // by name
+  EXPECT_TRUE(listers.VolumesOfClass("none").empty());
+  ASSERT_NE(listers.StorageClassNamed("local"), nullptr);
+  EXPECT_TRUE(listers.StorageClassNamed("local")->WaitForFirstConsumer());
+  ASSERT_NE(listers.CSINodeNamed("n1"), nullptr);
+  EXPECT_EQ(listers.CSINodeNamed("n1")->drivers.at(0).allocatable_count, 2);
+  ASSERT_NE(listers.CSIDriverNamed("d"), nullptr);
+  EXPECT_FALSE(listers.CSIDriverNamed("d")->attach_required);
   listers.Stop();
   server.Stop();
   std::set<std::string> listed;

@@ -298,6 +298,12 @@ class PermitPlugin : public virtual Plugin {
 class PreBindPlugin : public virtual Plugin {
  public:
   virtual Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node_name) = 0;
+  // Skip when PreBind has nothing to do for this pod (upstream PreBindPreFlight): then
+  // PreBind is not called, and a pod no PreBind plugin needs is bound without a worker
+  // thread waiting for it. Runs on the scheduling thread, after Reserve and Permit.
+  virtual Status PreBindPreFlight(const CycleState& state, const api::Pod& pod, std::string_view node_name) const {
+    return Status();
+  }
 };
 
 class BindPlugin : public virtual Plugin {

@@ -117,7 +117,8 @@ void Scheduler::StartBindingCycle(std::unique_ptr<Attempt> attempt) {
     ++binds_in_flight_;
   }
   framework::runtime::Framework& fwk = *attempt->fwk;
-  if (fwk.CanBindAsync() && !fwk.HasPreBindPlugins() && !fwk.GetWaitingPod(attempt->pod().metadata.uid)) {
+  if (fwk.CanBindAsync() && !fwk.PreBindNeeded(*attempt->state, attempt->pod(), attempt->host) &&
+      !fwk.GetWaitingPod(attempt->pod().metadata.uid)) {
     BindAsync(std::move(attempt));
     return;
   }

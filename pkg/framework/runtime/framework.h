@@ -151,7 +151,8 @@ class Framework : public Handle {
 
   bool HasFilterPlugins() const { return !filter_.empty(); }
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
-  bool HasPreBindPlugins() const { return !pre_bind_.empty(); }
+  // Whether any PreBind plugin has work for this pod (its PreBindPreFlight is not Skip).
+  bool PreBindNeeded(const CycleState& state, const api::Pod& pod, std::string_view node_name) const;
   bool HasPostBindPlugins() const { return !post_bind_.empty(); }
   bool HasScorePlugins() const { return !score_.empty(); }
   // Extension point name -> enabled plugin names, in order (configz, debugging).

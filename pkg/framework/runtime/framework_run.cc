@@ -387,10 +387,17 @@ Status Framework::WaitOnPermit(const api::Pod& pod) {
   return Status::Error("waiting on permit for pod: " + s.Message()).WithPlugin(s.plugin());
 }
 
+bool Framework::PreBindNeeded(const CycleState& state, const api::Pod& pod, std::string_view node_name) const {
+  return std::any_of(pre_bind_.begin(), pre_bind_.end(), [&](const PreBindPlugin* pl) {
+    return !pl->PreBindPreFlight(state, pod, node_name).IsSkip();
+  });
+}
+
 Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
   const Clock::time_point start = PointStart();
   Status result;
   for (PreBindPlugin* pl : pre_bind_) {
+    if (pl->PreBindPreFlight(state, pod, node_name).IsSkip()) continue;
     Status s = Timed(state, "PreBind", *pl, [&] { return pl->PreBind(state, pod, node_name); });
     if (s.IsSuccess()) continue;
     result = RejectionOrError("PreBind", *pl, std::move(s));
