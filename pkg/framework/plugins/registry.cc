@@ -11,10 +11,13 @@
 #include "pkg/framework/plugins/noderesources/balanced_allocation.h"
 #include "pkg/framework/plugins/noderesources/fit.h"
 #include "pkg/framework/plugins/nodeunschedulable/node_unschedulable.h"
+#include "pkg/framework/plugins/nodevolumelimits/csi.h"
 #include "pkg/framework/plugins/podtopologyspread/pod_topology_spread.h"
 #include "pkg/framework/plugins/queuesort/priority_sort.h"
 #include "pkg/framework/plugins/schedulinggates/scheduling_gates.h"
 #include "pkg/framework/plugins/tainttoleration/taint_toleration.h"
+#include "pkg/framework/plugins/volumerestrictions/volume_restrictions.h"
+#include "pkg/framework/plugins/volumezone/volume_zone.h"
 
 namespace ksched::framework {
 namespace {
@@ -44,6 +47,9 @@ Registry InTreeRegistry() {
       {std::string(p::imagelocality::ImageLocality::kName), p::imagelocality::ImageLocality::New},
       {std::string(p::podtopologyspread::PodTopologySpread::kName), p::podtopologyspread::PodTopologySpread::New},
       {std::string(p::interpodaffinity::InterPodAffinity::kName), p::interpodaffinity::InterPodAffinity::New},
+      {std::string(p::volumerestrictions::VolumeRestrictions::kName), p::volumerestrictions::VolumeRestrictions::New},
+      {std::string(p::volumezone::VolumeZone::kName), p::volumezone::VolumeZone::New},
+      {std::string(p::nodevolumelimits::CSILimits::kName), p::nodevolumelimits::CSILimits::New},
       {std::string(p::defaultpreemption::DefaultPreemption::kName), p::defaultpreemption::DefaultPreemption::New},
       {std::string(p::defaultbinder::DefaultBinder::kName), p::defaultbinder::DefaultBinder::New},
   };

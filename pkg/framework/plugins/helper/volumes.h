@@ -1,0 +1,32 @@
+// What the volume plugins (VolumeRestrictions, VolumeZone, NodeVolumeLimits) share: the
+// messages of upstream's listers when an object is missing, and the topology labels a
+// PersistentVolume's zone is read from.
+#pragma once
+
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "pkg/util/status.h"
+
+namespace ksched::framework::plugins::helper {
+
+// The NotFound errors of client-go's listers, as upstream plugins return them verbatim:
+// `persistentvolumeclaim "x" not found`, `persistentvolume "x" not found`,
+// `storageclass.storage.k8s.io "x" not found`.
+std::string ClaimNotFound(std::string_view name);
+std::string VolumeNotFound(std::string_view name);
+std::string StorageClassNotFound(std::string_view name);
+
+// Node and PersistentVolume topology labels (upstream v1.LabelTopologyZone, ...).
+inline constexpr std::string_view kLabelTopologyZone = "topology.kubernetes.io/zone";
+inline constexpr std::string_view kLabelTopologyRegion = "topology.kubernetes.io/region";
+inline constexpr std::string_view kLabelFailureDomainBetaZone = "failure-domain.beta.kubernetes.io/zone";
+inline constexpr std::string_view kLabelFailureDomainBetaRegion = "failure-domain.beta.kubernetes.io/region";
+
+// A zone label value of a volume that spans zones: "us-west1-a__us-west1-b" (upstream
+// volumehelpers.LabelZonesToSet). Each zone is trimmed of spaces; an empty one is an
+// error.
+ksched::StatusOr<std::set<std::string, std::less<>>> LabelZonesToSet(std::string_view value);
+
+}  // namespace ksched::framework::plugins::helper

@@ -1,0 +1,42 @@
+#include "pkg/framework/plugins/helper/volumes.h"
+
+#include <gtest/gtest.h>
+
+namespace ksched::framework::plugins::helper {
+namespace {
+
+using Zones = std::set<std::string, std::less<>>;
+
+TEST(VolumesHelperTest, LabelZonesToSet) {
+  struct Case {
+    std::string value;
+    bool ok;
+    Zones want;
+  };
+  const Case cases[] = {
+      {"us-west1-a", true, {"us-west1-a"}},
+      {"us-west1-c__us-west1-a", true, {"us-west1-a", "us-west1-c"}},
+      {" us-west1-a __us-west1-b", true, {"us-west1-a", "us-west1-b"}},
+      {"us-west1-a__us-west1-a", true, {"us-west1-a"}},
+      {"", false, {}},
+      {"us-west1-a__", false, {}},
+      {"__us-west1-a", false, {}},
+      {"a__ __b", false, {}},
+  };
+  for (const Case& c : cases) {
+    auto got = LabelZonesToSet(c.value);
+    ASSERT_EQ(got.ok(), c.ok) << c.value;
+    if (c.ok) {
+      EXPECT_EQ(*got, c.want) << c.value;
+    }
+  }
+}
+
+TEST(VolumesHelperTest, NotFoundMessagesAreTheListers) {
+  EXPECT_EQ(ClaimNotFound("c"), "persistentvolumeclaim \"c\" not found");
+  EXPECT_EQ(VolumeNotFound("v"), "persistentvolume \"v\" not found");
+  EXPECT_EQ(StorageClassNotFound("s"), "storageclass.storage.k8s.io \"s\" not found");
+}
+
+}  // namespace
+}  // namespace ksched::framework::plugins::helper
