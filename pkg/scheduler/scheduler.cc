@@ -25,24 +25,6 @@ class Scheduler::NominatorView final : public framework::PodNominator {
   queue::SchedulingQueue* queue = nullptr;
 };
 
-// Upstream's in-tree plugins that ksched does not implement yet (the volume plugins) are
-// part of the default profile. They are dropped with a warning so the defaults work; a
-// name that is not an upstream plugin at all still fails in NewFramework.
-config::KubeSchedulerProfile WithoutUnimplementedPlugins(config::KubeSchedulerProfile profile,
-                                                         const framework::Registry& registry) {
-  for (const auto& field : config::kPluginSetFields) {
-    auto& enabled = (profile.plugins.*field.member).enabled;
-    std::erase_if(enabled, [&](const config::Plugin& p) {
-      bool drop = !registry.count(p.name) && config::InTreePluginLookup(p.name).has_value();
-      if (drop)
-        KLOG_V(1) << "profile \"" << profile.scheduler_name << "\": in-tree plugin " << p.name << " ("
-                  << field.json_name << ") is not implemented by ksched yet; skipped";
-      return drop;
-    });
-  }
-  return profile;
-}
-
 Scheduler::Scheduler(SchedulerOptions options)
     : options_(std::move(options)),
       clock_(*options_.clock),
@@ -99,7 +81,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
     fopts.clock = &s->clock_;
     if (s->options_.framework_metrics) fopts.metrics = s->options_.framework_metrics;
     auto fwk = framework::runtime::NewFramework(
-        s->options_.registry, WithoutUnimplementedPlugins(profile, s->options_.registry), fopts);
+        s->options_.registry, profile, fopts);
     if (!fwk.ok()) return fwk.status().WithContext("profile \"" + profile.scheduler_name + "\"");
     auto& f = **fwk;
     // PrioritySort is the queue's built-in (faster) order; any other sort plugin is used

@@ -60,6 +60,7 @@ void CreateClaim(informers::ApiClient& c, const std::string& ns, const std::stri
   std::string spec = R"({"accessModes":["ReadWriteOnce"],"storageClassName":")" + klass +
                      R"(","resources":{"requests":{"storage":")" + size + R"("}})";
   if (!volume.empty()) spec += R"(,"volumeName":")" + volume + "\"";
+  spec += "}";
   Post(c, "/api/v1/namespaces/" + ns + "/persistentvolumeclaims",
        R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":")" + name + R"("},"spec":)" + spec +
            "}");
@@ -95,6 +96,7 @@ void CreateVolume(informers::ApiClient& c, const VolumeSpec& v) {
     if (!v.claim_uid.empty()) spec += R"(,"uid":")" + v.claim_uid + "\"";
     spec += "}";
   }
+  spec += "}";
   Post(c, "/api/v1/persistentvolumes",
        R"({"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":")" + v.name + R"(","labels":)" + labels +
            R"(},"spec":)" + spec + "}");
