@@ -298,6 +298,12 @@ class PermitPlugin : public virtual Plugin {
 class PreBindPlugin : public virtual Plugin {
  public:
   virtual Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node_name) = 0;
+  // Whether PreBind has anything to do for this pod (upstream PreBindPreFlight), asked
+  // after Reserve: Skip promises PreBind would succeed at once, so a binding cycle whose
+  // PreBind plugins all skip need not wait on a worker for them.
+  virtual Status PreBindPreFlight(CycleState& state, const api::Pod& pod, std::string_view node_name) {
+    return Status::Success();
+  }
 };
 
 class BindPlugin : public virtual Plugin {

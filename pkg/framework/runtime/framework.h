@@ -132,6 +132,10 @@ class Framework : public Handle {
   // ---- binding cycle ----
   Status WaitOnPermit(const api::Pod& pod);
   Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name);
+  // Whether RunPreBindPlugins has anything to do for this pod: false when every PreBind
+  // plugin's PreBindPreFlight skips (upstream RunPreBindPreFlights), so the binding
+  // cycle may bind without waiting on a worker for them.
+  bool PreBindHasWork(CycleState& state, const api::Pod& pod, std::string_view node_name);
   // Bind plugins in order until one does not Skip.
   Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name);
   // Whether every Bind plugin can bind asynchronously (RunBindPluginsAsync may be used).

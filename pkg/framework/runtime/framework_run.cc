@@ -387,6 +387,13 @@ Status Framework::WaitOnPermit(const api::Pod& pod) {
   return Status::Error("waiting on permit for pod: " + s.Message()).WithPlugin(s.plugin());
 }
 
+bool Framework::PreBindHasWork(CycleState& state, const api::Pod& pod, std::string_view node_name) {
+  for (PreBindPlugin* pl : pre_bind_) {
+    if (!pl->PreBindPreFlight(state, pod, node_name).IsSkip()) return true;
+  }
+  return false;
+}
+
 Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name) {
   const Clock::time_point start = PointStart();
   Status result;
