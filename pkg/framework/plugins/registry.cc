@@ -15,6 +15,7 @@
 #include "pkg/framework/plugins/queuesort/priority_sort.h"
 #include "pkg/framework/plugins/schedulinggates/scheduling_gates.h"
 #include "pkg/framework/plugins/tainttoleration/taint_toleration.h"
+#include "pkg/framework/plugins/volumebinding/volume_binding.h"
 
 namespace ksched::framework {
 namespace {
@@ -45,6 +46,7 @@ Registry InTreeRegistry() {
       {std::string(p::podtopologyspread::PodTopologySpread::kName), p::podtopologyspread::PodTopologySpread::New},
       {std::string(p::interpodaffinity::InterPodAffinity::kName), p::interpodaffinity::InterPodAffinity::New},
       {std::string(p::defaultpreemption::DefaultPreemption::kName), p::defaultpreemption::DefaultPreemption::New},
+      {std::string(p::volumebinding::VolumeBinding::kName), p::volumebinding::VolumeBinding::New},
       {std::string(p::defaultbinder::DefaultBinder::kName), p::defaultbinder::DefaultBinder::New},
   };
 }
