@@ -18,6 +18,7 @@
 #include "pkg/framework/plugins/tainttoleration/taint_toleration.h"
 #include "pkg/framework/plugins/volumerestrictions/volume_restrictions.h"
 #include "pkg/framework/plugins/volumezone/volume_zone.h"
+#include "pkg/framework/plugins/volumebinding/volume_binding.h"
 
 namespace ksched::framework {
 namespace {
@@ -51,6 +52,7 @@ Registry InTreeRegistry() {
       {std::string(p::volumezone::VolumeZone::kName), p::volumezone::VolumeZone::New},
       {std::string(p::nodevolumelimits::CSILimits::kName), p::nodevolumelimits::CSILimits::New},
       {std::string(p::defaultpreemption::DefaultPreemption::kName), p::defaultpreemption::DefaultPreemption::New},
+      {std::string(p::volumebinding::VolumeBinding::kName), p::volumebinding::VolumeBinding::New},
       {std::string(p::defaultbinder::DefaultBinder::kName), p::defaultbinder::DefaultBinder::New},
   };
 }

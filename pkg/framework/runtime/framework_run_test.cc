@@ -386,6 +386,34 @@ TEST(RunReservePlugins, UnreserveRunsInReverseOrder) {
   EXPECT_THAT(log.entries(), ElementsAre("Reserve:R1", "Reserve:R2", "Unreserve:R3", "Unreserve:R2", "Unreserve:R1"));
 }
 
+class FakePreBind : public NamedPlugin, public PreBindPlugin {
+ public:
+  FakePreBind(std::string name, Status preflight) : NamedPlugin(std::move(name)), preflight_(std::move(preflight)) {}
+  Status PreBindPreFlight(const CycleState&, const api::Pod&, std::string_view) const override { return preflight_; }
+  Status PreBind(CycleState&, const api::Pod&, std::string_view) override { return Status(); }
+
+ private:
+  Status preflight_;
+};
+
+TEST(PreBindNeeded, UnlessEveryPreFlightSkips) {
+  auto build = [](std::vector<std::pair<std::string, Status>> plugins) {
+    Registry registry = BaseRegistry();
+    config::KubeSchedulerProfile profile = BaseProfile();
+    for (auto& [name, preflight] : plugins) {
+      Register(registry, std::make_unique<FakePreBind>(name, preflight));
+      profile.plugins.pre_bind.enabled.push_back(config::Plugin{name, 0});
+    }
+    return Build(registry, profile);
+  };
+  CycleState state;
+  auto pod = MakePod("p");
+  EXPECT_FALSE(build({})->PreBindNeeded(state, *pod, "n"));
+  EXPECT_FALSE(build({{"A", Status(Code::kSkip)}, {"B", Status(Code::kSkip)}})->PreBindNeeded(state, *pod, "n"));
+  EXPECT_TRUE(build({{"A", Status(Code::kSkip)}, {"B", Status()}})->PreBindNeeded(state, *pod, "n"));
+  EXPECT_TRUE(build({{"A", Status::Error("unsure")}})->PreBindNeeded(state, *pod, "n"));
+}
+
 TEST(RunBindPlugins, SkipPassesToNext) {
   CallLog log;
   Registry registry = BaseRegistry();
