@@ -2,10 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/fakes/registrations.h"
+
 #include "pkg/framework/plugins/noderesources/test_util.h"
 
 namespace ksched::framework::plugins::noderesources {
 namespace {
+
+using ksched::testing::FindRegistration;
 
 using fixtures::FakeHandle;
 using fixtures::Milli;
@@ -276,19 +280,12 @@ TEST(FitTest, NewValidatesArgs) {
   EXPECT_EQ(dynamic_cast<Fit&>(**p).scoring_strategy(), "LeastAllocated");
 }
 
-const ClusterEventWithHint* Find(const std::vector<ClusterEventWithHint>& events, EventResource r) {
-  for (const auto& e : events) {
-    if (e.event.resource == r) return &e;
-  }
-  return nullptr;
-}
-
 TEST(FitTest, EventsAndPodDeleteHint) {
   auto fit = MakeFit({});
   auto events = fit->EventsToRegister();
   ASSERT_EQ(events.size(), 2u);
-  const auto* pod_event = Find(events, EventResource::kPod);
-  const auto* node_event = Find(events, EventResource::kNode);
+  const auto* pod_event = FindRegistration(events, EventResource::kPod);
+  const auto* node_event = FindRegistration(events, EventResource::kNode);
   ASSERT_NE(pod_event, nullptr);
   ASSERT_NE(node_event, nullptr);
   EXPECT_TRUE(pod_event->event.Match(kAssignedPodDelete));
@@ -311,7 +308,7 @@ TEST(FitTest, EventsAndPodDeleteHint) {
 TEST(FitTest, NodeChangeHint) {
   auto fit = MakeFit({});
   auto events = fit->EventsToRegister();
-  const auto* node_event = Find(events, EventResource::kNode);
+  const auto* node_event = FindRegistration(events, EventResource::kNode);
   ASSERT_NE(node_event, nullptr);
   auto with_pods = [](api::NodePtr n, int64_t pods) {
     auto copy = std::make_shared<api::Node>(*n);
@@ -348,7 +345,7 @@ TEST(FitTest, NodeChangeHint) {
   auto ext_pod = fixtures::Pod("e", "", {fixtures::Container({{"example.com/gpu", Val(1)}})});
   auto ignoring = MakeFit(config::NodeResourcesFitArgs{.ignored_resource_groups = {"example.com"}});
   auto ignoring_events = ignoring->EventsToRegister();
-  auto r = Find(ignoring_events, EventResource::kNode)->hint_fn(*ext_pod, nullptr, big.get());
+  auto r = FindRegistration(ignoring_events, EventResource::kNode)->hint_fn(*ext_pod, nullptr, big.get());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, QueueingHint::kQueue);
   r = node_event->hint_fn(*ext_pod, nullptr, big.get());

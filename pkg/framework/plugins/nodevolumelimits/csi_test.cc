@@ -13,10 +13,14 @@
 #include "tests/fakes/builders.h"
 #include "tests/fakes/fake_cluster_lister.h"
 #include "tests/fakes/fake_handle.h"
+#include "tests/fakes/registrations.h"
 #include "tests/fakes/storage_builders.h"
 
 namespace ksched::framework::plugins::nodevolumelimits {
 namespace {
+
+using ksched::testing::FindRegistration;
+using ksched::testing::RunHint;
 
 using ksched::testing::CSINodeBuilder;
 using ksched::testing::FakeClusterLister;
@@ -381,23 +385,12 @@ TEST(CSILimitsTest, UnboundClaimsCountByProvisioner) {
   }
 }
 
-const ClusterEventWithHint* Find(const std::vector<ClusterEventWithHint>& events, EventResource resource,
-                                 ActionType action) {
-  for (const auto& e : events) {
-    if (e.event.resource == resource && e.event.action_type == action) return &e;
-  }
-  return nullptr;
-}
-
 struct HintEnv {
   HintEnv() : pl(handle, "prefix"), events(pl.EventsToRegister()) {}
   QueueingHint Hint(EventResource r, ActionType a, const api::Pod& pod, const void* old_obj, const void* new_obj) {
-    const auto* e = Find(events, r, a);
+    const auto* e = FindRegistration(events, r, a);
     EXPECT_NE(e, nullptr);
-    if (e == nullptr || !e->hint_fn) return QueueingHint::kQueue;
-    auto h = e->hint_fn(pod, old_obj, new_obj);
-    EXPECT_TRUE(h.ok()) << h.status().message();
-    return h.ok() ? *h : QueueingHint::kQueue;
+    return e == nullptr ? QueueingHint::kQueue : RunHint(*e, pod, old_obj, new_obj);
   }
   FakeHandle handle;
   CSILimits pl;
@@ -407,12 +400,12 @@ struct HintEnv {
 TEST(CSILimitsTest, EventsToRegister) {
   HintEnv env;
   ASSERT_EQ(env.events.size(), 4u);
-  const auto* add = Find(env.events, EventResource::kCSINode, kAdd);
+  const auto* add = FindRegistration(env.events, EventResource::kCSINode, kAdd);
   ASSERT_NE(add, nullptr);
   EXPECT_FALSE(add->hint_fn);
-  EXPECT_NE(Find(env.events, EventResource::kCSINode, kUpdate), nullptr);
-  EXPECT_NE(Find(env.events, EventResource::kPod, kDelete), nullptr);
-  EXPECT_NE(Find(env.events, EventResource::kPersistentVolumeClaim, kAdd), nullptr);
+  EXPECT_NE(FindRegistration(env.events, EventResource::kCSINode, kUpdate), nullptr);
+  EXPECT_NE(FindRegistration(env.events, EventResource::kPod, kDelete), nullptr);
+  EXPECT_NE(FindRegistration(env.events, EventResource::kPersistentVolumeClaim, kAdd), nullptr);
 }
 
 TEST(CSILimitsTest, AssignedPodDeletedHint) {

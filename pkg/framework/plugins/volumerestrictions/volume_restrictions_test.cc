@@ -10,10 +10,14 @@
 #include "tests/fakes/builders.h"
 #include "tests/fakes/fake_cluster_lister.h"
 #include "tests/fakes/fake_handle.h"
+#include "tests/fakes/registrations.h"
 #include "tests/fakes/storage_builders.h"
 
 namespace ksched::framework::plugins::volumerestrictions {
 namespace {
+
+using ksched::testing::FindRegistration;
+using ksched::testing::RunHint;
 
 using ksched::testing::FakeClusterLister;
 using ksched::testing::FakeHandle;
@@ -266,32 +270,19 @@ TEST(VolumeRestrictionsTest, FilterWithoutPreFilterState) {
   EXPECT_EQ(env.pl.Filter(state, *pod, NodeWith({PodWith(Gce("foo"))})), kDiskConflict);
 }
 
-const ClusterEventWithHint* Find(const std::vector<ClusterEventWithHint>& events, EventResource resource) {
-  for (const auto& e : events) {
-    if (e.event.resource == resource) return &e;
-  }
-  return nullptr;
-}
-
-QueueingHint Hint(const ClusterEventWithHint& e, const api::Pod& pod, const void* old_obj, const void* new_obj) {
-  auto h = e.hint_fn(pod, old_obj, new_obj);
-  EXPECT_TRUE(h.ok()) << h.status().message();
-  return h.ok() ? *h : QueueingHint::kQueue;
-}
-
 TEST(VolumeRestrictionsTest, EventsToRegister) {
   Env env;
   auto events = env.pl.EventsToRegister();
   ASSERT_EQ(events.size(), 3u);
-  const auto* pod = Find(events, EventResource::kPod);
+  const auto* pod = FindRegistration(events, EventResource::kPod);
   ASSERT_NE(pod, nullptr);
   EXPECT_EQ(pod->event.action_type, kDelete);
   EXPECT_TRUE(pod->hint_fn);
-  const auto* node = Find(events, EventResource::kNode);
+  const auto* node = FindRegistration(events, EventResource::kNode);
   ASSERT_NE(node, nullptr);
   EXPECT_EQ(node->event.action_type, kAdd);
   EXPECT_FALSE(node->hint_fn);
-  const auto* pvc = Find(events, EventResource::kPersistentVolumeClaim);
+  const auto* pvc = FindRegistration(events, EventResource::kPersistentVolumeClaim);
   ASSERT_NE(pvc, nullptr);
   EXPECT_EQ(pvc->event.action_type, kAdd);
   EXPECT_TRUE(pvc->hint_fn);
@@ -323,9 +314,9 @@ TEST(VolumeRestrictionsTest, AssignedPodDeletedHint) {
   };
   Env env;
   const auto events = env.pl.EventsToRegister();
-  const auto* e = Find(events, EventResource::kPod);
+  const auto* e = FindRegistration(events, EventResource::kPod);
   ASSERT_NE(e, nullptr);
-  for (const Case& c : cases) EXPECT_EQ(Hint(*e, *c.pod, c.deleted.get(), nullptr), c.want) << c.name;
+  for (const Case& c : cases) EXPECT_EQ(RunHint(*e, *c.pod, c.deleted.get(), nullptr), c.want) << c.name;
   EXPECT_FALSE(e->hint_fn(*cases[0].pod, nullptr, nullptr).ok());
 }
 
@@ -352,9 +343,9 @@ TEST(VolumeRestrictionsTest, ClaimAddedHint) {
   };
   Env env;
   const auto events = env.pl.EventsToRegister();
-  const auto* e = Find(events, EventResource::kPersistentVolumeClaim);
+  const auto* e = FindRegistration(events, EventResource::kPersistentVolumeClaim);
   ASSERT_NE(e, nullptr);
-  for (const Case& c : cases) EXPECT_EQ(Hint(*e, *c.pod, nullptr, c.added), c.want) << c.name;
+  for (const Case& c : cases) EXPECT_EQ(RunHint(*e, *c.pod, nullptr, c.added), c.want) << c.name;
   EXPECT_FALSE(e->hint_fn(*pod_with_one_pvc, nullptr, nullptr).ok());
 }
 

@@ -11,10 +11,13 @@
 #include "tests/fakes/builders.h"
 #include "tests/fakes/fake_cluster_lister.h"
 #include "tests/fakes/fake_handle.h"
+#include "tests/fakes/registrations.h"
 #include "tests/fakes/storage_builders.h"
 
 namespace ksched::framework::plugins::volumezone {
 namespace {
+
+using ksched::testing::FindRegistration;
 
 using helper::kLabelFailureDomainBetaRegion;
 using helper::kLabelFailureDomainBetaZone;
@@ -262,17 +265,10 @@ TEST(VolumeZoneTest, GenericEphemeralVolumesAreNotChecked) {
            {{"ephemeral", PodBuilder("p").EphemeralVolume("v").Obj(), Node({{kLabelTopologyZone, "a"}}), kSkip, {}}});
 }
 
-const ClusterEventWithHint* Find(const std::vector<ClusterEventWithHint>& events, EventResource resource) {
-  for (const auto& e : events) {
-    if (e.event.resource == resource) return &e;
-  }
-  return nullptr;
-}
-
 struct HintEnv {
   HintEnv() : pl(handle), events(pl.EventsToRegister()) {}
   StatusOr<QueueingHint> Hint(EventResource r, const api::Pod& pod, const void* old_obj, const void* new_obj) const {
-    const auto* e = Find(events, r);
+    const auto* e = FindRegistration(events, r);
     EXPECT_NE(e, nullptr);
     EXPECT_TRUE(e->hint_fn);
     return e->hint_fn(pod, old_obj, new_obj);
@@ -285,11 +281,11 @@ struct HintEnv {
 TEST(VolumeZoneTest, EventsToRegister) {
   HintEnv env;
   ASSERT_EQ(env.events.size(), 4u);
-  EXPECT_EQ(Find(env.events, EventResource::kStorageClass)->event.action_type, kAdd);
-  EXPECT_EQ(Find(env.events, EventResource::kNode)->event.action_type, kAdd | kUpdateNodeLabel);
-  EXPECT_FALSE(Find(env.events, EventResource::kNode)->hint_fn);
-  EXPECT_EQ(Find(env.events, EventResource::kPersistentVolumeClaim)->event.action_type, kAdd | kUpdate);
-  EXPECT_EQ(Find(env.events, EventResource::kPersistentVolume)->event.action_type, kAdd | kUpdate);
+  EXPECT_EQ(FindRegistration(env.events, EventResource::kStorageClass)->event.action_type, kAdd);
+  EXPECT_EQ(FindRegistration(env.events, EventResource::kNode)->event.action_type, kAdd | kUpdateNodeLabel);
+  EXPECT_FALSE(FindRegistration(env.events, EventResource::kNode)->hint_fn);
+  EXPECT_EQ(FindRegistration(env.events, EventResource::kPersistentVolumeClaim)->event.action_type, kAdd | kUpdate);
+  EXPECT_EQ(FindRegistration(env.events, EventResource::kPersistentVolume)->event.action_type, kAdd | kUpdate);
 }
 
 TEST(VolumeZoneTest, ClaimChangedHint) {
