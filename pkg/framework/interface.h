@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <typeinfo>
@@ -184,6 +185,9 @@ class Handle {
   // PersistentVolume and claim writes for VolumeBinding; null where nothing can write
   // (then VolumeBinding's PreBind fails any pod that needs a write).
   virtual VolumeWriter* Volumes() { return nullptr; }
+  // Requested when the scheduler shuts down: a plugin that waits in the binding cycle
+  // (VolumeBinding's PreBind, for the PV controller) stops waiting and fails the pod.
+  virtual std::stop_token Stopping() const { return {}; }
 
   // ---- for preemption's what-if runs (the runtime implements them; a bare handle
   // cannot run plugins) ----

@@ -174,6 +174,9 @@ void Scheduler::Stop(std::chrono::milliseconds grace) {
   }
   if (queue_) queue_->Close();  // Pop returns nullptr; the loop exits
   if (loop_.joinable()) loop_.join();
+  // Binding cycles waiting on others (VolumeBinding on the PV controller, for up to
+  // bindTimeoutSeconds) give up rather than hold the exit.
+  for (auto& [name, fwk] : frameworks_) fwk->RequestStop();
   if (!WaitForBinds(grace)) KLOG(WARNING) << BindsInFlight() << " binding cycle(s) still running at shutdown";
 }
 

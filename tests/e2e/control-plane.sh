@@ -50,7 +50,8 @@ fetch_source() {
 
 # The binaries the tests and benchmarks run. A cache directory missing some of them (made
 # before one was added here) gets only the missing ones built into it.
-K8S_BINARIES="kube-apiserver kube-scheduler kube-controller-manager"
+# KSCHED_K8S_EXTRA adds more (kubelet, for a real node), built into the same directory.
+K8S_BINARIES="kube-apiserver kube-scheduler kube-controller-manager ${KSCHED_K8S_EXTRA:-}"
 
 cmd_build() {
   local tarball sum out b missing="" what=""

@@ -2,6 +2,7 @@
 // (or failed on demand), the nominator and the cluster lister are settable.
 #pragma once
 
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,6 +32,7 @@ class FakeHandle final : public framework::Handle, public framework::PodBinder {
   void SetLister(const api::ClusterLister* lister) { lister_ = lister; }
   framework::VolumeWriter* Volumes() override { return volumes_; }
   void SetVolumeWriter(framework::VolumeWriter* writer) { volumes_ = writer; }
+  std::stop_token Stopping() const override { return stopping.get_token(); }
 
   ksched::Status Bind(const api::Pod& pod, std::string_view node_name) override {
     binds.emplace_back(pod.Key(), std::string(node_name));
@@ -39,6 +41,7 @@ class FakeHandle final : public framework::Handle, public framework::PodBinder {
 
   std::vector<std::pair<std::string, std::string>> binds;  // (pod key, node)
   ksched::Status bind_result;
+  std::stop_source stopping;  // request_stop(): the scheduler is shutting down
 
  private:
   cache::Snapshot snapshot_;

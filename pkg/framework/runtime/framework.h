@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -77,6 +78,9 @@ class Framework : public Handle {
   }
   PodPreemptor* Preemptor() override { return options_.preemptor; }
   VolumeWriter* Volumes() override { return options_.volumes; }
+  std::stop_token Stopping() const override { return stopping_.get_token(); }
+  // Shutdown: plugins waiting in the binding cycle give up (see Handle::Stopping).
+  void RequestStop() { stopping_.request_stop(); }
   void ParallelizeUntil(int n, const std::function<void(int)>& fn, const std::atomic<bool>* stop) override {
     parallelizer_->Until(n, [&fn](int i) { fn(i); }, stop);
   }
@@ -201,6 +205,7 @@ class Framework : public Handle {
   std::vector<ReservePlugin*> reserve_;
   std::vector<PermitPlugin*> permit_;
   std::vector<PreBindPlugin*> pre_bind_;
+  std::stop_source stopping_;
   std::vector<BindPlugin*> bind_;
   std::vector<PostBindPlugin*> post_bind_;
 

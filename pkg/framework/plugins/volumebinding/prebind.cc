@@ -104,13 +104,14 @@ Status VolumeBinding::PreBind(CycleState& state, const api::Pod& pod, std::strin
   const auto interval = std::max<Clock::duration>(options_.poll_interval, std::chrono::milliseconds(1));
   const Clock::time_point deadline = clock.Now() + bind_timeout_;
   Clock::time_point next = clock.Now();
+  const std::stop_token stopping = handle_.Stopping();
   for (;;) {
     next += interval;
     if (next >= deadline) {
-      clock.SleepUntil(deadline, std::stop_token());
-      return Status::Error("binding volumes: context deadline exceeded");
+      if (clock.SleepUntil(deadline, stopping)) return Status::Error("binding volumes: context deadline exceeded");
+      return Status::Error("binding volumes: the scheduler is shutting down");
     }
-    clock.SleepUntil(next, std::stop_token());
+    if (!clock.SleepUntil(next, stopping)) return Status::Error("binding volumes: the scheduler is shutting down");
     StatusOr<bool> bound = CheckBindings(handle_.Lister(), *b->node, b->volumes);
     if (!bound.ok()) return Status::Error("binding volumes: " + bound.status().message());
     if (*bound) return Status::Success();

@@ -194,6 +194,19 @@ TEST(PreBind, TimesOut) {
   EXPECT_EQ(env.waits, 30);  // 29 looks, then the wait for the deadline
 }
 
+// A shutdown while PreBind waits for the PV controller ends the wait at once, failing
+// the pod (whose bindings the binding cycle then reverts), instead of holding the exit
+// for up to bindTimeoutSeconds.
+TEST(PreBind, ShutdownEndsTheWait) {
+  BindEnv env(/*timeout_seconds=*/600);
+  AddAll(env.lister, {env.x.unbound}, {env.x.pv_node1a});
+  auto state = env.Reserved(Volumes({{env.x.unbound, env.x.pv_node1a_bound}}, {}));
+  EXPECT_EQ(env.PreBind(*state, [&](int n) {
+    if (n == 3) env.handle.stopping.request_stop();
+  }), Status::Error("binding volumes: the scheduler is shutting down"));
+  EXPECT_EQ(env.waits, 4);  // the fourth wait was cut short
+}
+
 TEST(PreBind, ZeroTimeout) {
   BindEnv env(/*timeout_seconds=*/0);
   AddAll(env.lister, {env.x.bound_node1a}, {env.x.pv_node1a_bound});
