@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "pkg/framework/cluster_event.h"
+#include "tests/fakes/fake_handle.h"
 
 namespace ksched::testing {
 
@@ -31,5 +33,35 @@ inline framework::QueueingHint RunHint(const framework::ClusterEventWithHint& e,
   EXPECT_TRUE(h.ok()) << h.status().message();
   return h.ok() ? *h : framework::QueueingHint::kQueue;
 }
+
+// A plugin made on a FakeHandle (constructor arguments after the handle), with the
+// registrations it returned, for hint tests.
+template <typename P>
+struct RegisteredPlugin {
+  template <typename... Args>
+  explicit RegisteredPlugin(Args&&... args) : pl(handle, std::forward<Args>(args)...), events(pl.EventsToRegister()) {}
+
+  // RunHint's answer for the registration of `resource` with exactly `action`, which
+  // must exist.
+  framework::QueueingHint Hint(framework::EventResource resource, framework::ActionType action, const api::Pod& pod,
+                               const void* old_obj, const void* new_obj) const {
+    const auto* e = FindRegistration(events, resource, action);
+    EXPECT_NE(e, nullptr);
+    return e == nullptr ? framework::QueueingHint::kQueue : RunHint(*e, pod, old_obj, new_obj);
+  }
+  // The hint's own answer, errors included, for the registration of `resource`, which
+  // must exist and have a hint.
+  StatusOr<framework::QueueingHint> HintOrError(framework::EventResource resource, const api::Pod& pod,
+                                                const void* old_obj, const void* new_obj) const {
+    const auto* e = FindRegistration(events, resource);
+    EXPECT_TRUE(e != nullptr && e->hint_fn);
+    if (e == nullptr || !e->hint_fn) return ksched::Internal("no hint registered");
+    return e->hint_fn(pod, old_obj, new_obj);
+  }
+
+  FakeHandle handle;
+  P pl;
+  std::vector<framework::ClusterEventWithHint> events;
+};
 
 }  // namespace ksched::testing

@@ -20,7 +20,6 @@ namespace ksched::framework::plugins::nodevolumelimits {
 namespace {
 
 using ksched::testing::FindRegistration;
-using ksched::testing::RunHint;
 
 using ksched::testing::CSINodeBuilder;
 using ksched::testing::FakeClusterLister;
@@ -385,16 +384,8 @@ TEST(CSILimitsTest, UnboundClaimsCountByProvisioner) {
   }
 }
 
-struct HintEnv {
-  HintEnv() : pl(handle, "prefix"), events(pl.EventsToRegister()) {}
-  QueueingHint Hint(EventResource r, ActionType a, const api::Pod& pod, const void* old_obj, const void* new_obj) {
-    const auto* e = FindRegistration(events, r, a);
-    EXPECT_NE(e, nullptr);
-    return e == nullptr ? QueueingHint::kQueue : RunHint(*e, pod, old_obj, new_obj);
-  }
-  FakeHandle handle;
-  CSILimits pl;
-  std::vector<ClusterEventWithHint> events;
+struct HintEnv : ksched::testing::RegisteredPlugin<CSILimits> {
+  HintEnv() : RegisteredPlugin("prefix") {}
 };
 
 TEST(CSILimitsTest, EventsToRegister) {

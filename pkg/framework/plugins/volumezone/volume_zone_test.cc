@@ -265,18 +265,7 @@ TEST(VolumeZoneTest, GenericEphemeralVolumesAreNotChecked) {
            {{"ephemeral", PodBuilder("p").EphemeralVolume("v").Obj(), Node({{kLabelTopologyZone, "a"}}), kSkip, {}}});
 }
 
-struct HintEnv {
-  HintEnv() : pl(handle), events(pl.EventsToRegister()) {}
-  StatusOr<QueueingHint> Hint(EventResource r, const api::Pod& pod, const void* old_obj, const void* new_obj) const {
-    const auto* e = FindRegistration(events, r);
-    EXPECT_NE(e, nullptr);
-    EXPECT_TRUE(e->hint_fn);
-    return e->hint_fn(pod, old_obj, new_obj);
-  }
-  FakeHandle handle;
-  VolumeZone pl;
-  std::vector<ClusterEventWithHint> events;
-};
+using HintEnv = ksched::testing::RegisteredPlugin<VolumeZone>;
 
 TEST(VolumeZoneTest, EventsToRegister) {
   HintEnv env;
@@ -312,13 +301,13 @@ TEST(VolumeZoneTest, ClaimChangedHint) {
   };
   HintEnv env;
   for (const Case& c : cases) {
-    auto got = env.Hint(EventResource::kPersistentVolumeClaim, *c.pod, c.old_obj, c.new_obj);
+    auto got = env.HintOrError(EventResource::kPersistentVolumeClaim, *c.pod, c.old_obj, c.new_obj);
     ASSERT_TRUE(got.ok()) << c.name;
     EXPECT_EQ(*got, c.want) << c.name;
   }
   // "error-wrong-new-object": no claim at all.
   EXPECT_FALSE(
-      env.Hint(EventResource::kPersistentVolumeClaim, *PodWithVolume("pod_1", "PVC_1"), nullptr, nullptr).ok());
+      env.HintOrError(EventResource::kPersistentVolumeClaim, *PodWithVolume("pod_1", "PVC_1"), nullptr, nullptr).ok());
 }
 
 TEST(VolumeZoneTest, StorageClassAddedHint) {
@@ -328,10 +317,10 @@ TEST(VolumeZoneTest, StorageClassAddedHint) {
   no_mode.volume_binding_mode.clear();
   const api::StorageClass immediate = StorageClassBuilder("SC_1").Obj();
   const api::StorageClass wait = StorageClassBuilder("SC_1").WaitForFirstConsumer().Obj();
-  EXPECT_EQ(*env.Hint(EventResource::kStorageClass, *pod, nullptr, &no_mode), QueueingHint::kSkip);
-  EXPECT_EQ(*env.Hint(EventResource::kStorageClass, *pod, nullptr, &immediate), QueueingHint::kSkip);
-  EXPECT_EQ(*env.Hint(EventResource::kStorageClass, *pod, nullptr, &wait), QueueingHint::kQueue);
-  EXPECT_FALSE(env.Hint(EventResource::kStorageClass, *pod, nullptr, nullptr).ok());
+  EXPECT_EQ(*env.HintOrError(EventResource::kStorageClass, *pod, nullptr, &no_mode), QueueingHint::kSkip);
+  EXPECT_EQ(*env.HintOrError(EventResource::kStorageClass, *pod, nullptr, &immediate), QueueingHint::kSkip);
+  EXPECT_EQ(*env.HintOrError(EventResource::kStorageClass, *pod, nullptr, &wait), QueueingHint::kQueue);
+  EXPECT_FALSE(env.HintOrError(EventResource::kStorageClass, *pod, nullptr, nullptr).ok());
 }
 
 TEST(VolumeZoneTest, VolumeChangedHint) {
@@ -356,12 +345,12 @@ TEST(VolumeZoneTest, VolumeChangedHint) {
   };
   HintEnv env;
   for (const Case& c : cases) {
-    auto got = env.Hint(EventResource::kPersistentVolume, *pod, c.old_obj, c.new_obj);
+    auto got = env.HintOrError(EventResource::kPersistentVolume, *pod, c.old_obj, c.new_obj);
     ASSERT_TRUE(got.ok()) << c.name;
     EXPECT_EQ(*got, c.want) << c.name;
   }
   // "error-wrong-new-object".
-  EXPECT_FALSE(env.Hint(EventResource::kPersistentVolume, *pod, nullptr, nullptr).ok());
+  EXPECT_FALSE(env.HintOrError(EventResource::kPersistentVolume, *pod, nullptr, nullptr).ok());
 }
 
 }  // namespace
