@@ -78,10 +78,7 @@ bool StorageListers::WaitForSync(std::chrono::milliseconds timeout) const {
 }
 
 api::PersistentVolumeClaimPtr StorageListers::Claim(std::string_view ns, std::string_view name) const {
-  std::string key;
-  key.reserve(ns.size() + 1 + name.size());
-  key.append(ns).append("/").append(name);
-  return claims_.Get(key);
+  return claims_.Get(api::ClaimKey(ns, name));
 }
 
 }  // namespace ksched::informers

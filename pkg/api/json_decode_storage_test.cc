@@ -281,5 +281,32 @@ TEST(JsonDecodeStorageTest, ClaimIsForPodNeedsTheControllingOwner) {
   EXPECT_TRUE(ClaimIsForPod(pod, claim));
 }
 
+TEST(JsonDecodeStorageTest, PodUsesClaimByVolumeKind) {
+  Pod pod;
+  pod.metadata.name = "p";
+  pod.metadata.namespace_ = "ns";
+  pod.metadata.uid = "pod-uid";
+  pod.spec.volumes = {{.name = "data", .pvc_claim_name = "data-p"}, {.name = "scratch", .ephemeral = true},
+                      {.name = "cfg"}};
+  PersistentVolumeClaim claim;
+  claim.metadata.namespace_ = "ns";
+  claim.metadata.name = "data-p";
+  EXPECT_TRUE(PodUsesClaim(pod, claim, false));
+  EXPECT_TRUE(PodUsesClaim(pod, claim, true));
+  claim.metadata.name = "p-scratch";  // the ephemeral volume's claim
+  EXPECT_FALSE(PodUsesClaim(pod, claim, false));
+  EXPECT_TRUE(PodUsesClaim(pod, claim, true));
+  claim.metadata.namespace_ = "other";
+  EXPECT_FALSE(PodUsesClaim(pod, claim, true));
+  claim.metadata.namespace_ = "ns";
+  claim.metadata.name = "";  // never matches the volume without a claim
+  EXPECT_FALSE(PodUsesClaim(pod, claim, true));
+
+  claim.metadata.name = "p-scratch";
+  EXPECT_EQ(claim.Key(), "ns/p-scratch");
+  EXPECT_EQ(ClaimKey("ns", "c"), "ns/c");
+  EXPECT_EQ(NotOwnedClaimMessage(pod, claim), "PVC ns/p-scratch was not created for pod ns/p (pod is not owner)");
+}
+
 }  // namespace
 }  // namespace ksched::api

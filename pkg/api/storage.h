@@ -68,6 +68,8 @@ struct PersistentVolumeClaim {
 
   const std::string& Name() const { return metadata.name; }
   const std::string& Namespace() const { return metadata.namespace_; }
+  // "namespace/name" (ClaimKey).
+  std::string Key() const;
   // The claim's storage class: the beta annotation when present, else
   // spec.storageClassName, else "" (upstream storagehelpers.GetPersistentVolumeClaimClass).
   std::string_view StorageClass() const;
@@ -149,6 +151,9 @@ struct CSIDriver {
   bool operator==(const CSIDriver&) const = default;
 };
 
+// "namespace/name": a claim's key in listers and caches, and its name in messages.
+std::string ClaimKey(std::string_view ns, std::string_view name);
+
 // The claim a pod volume uses: persistentVolumeClaim.claimName, or for a generic
 // ephemeral volume "<pod name>-<volume name>" (upstream ephemeral.VolumeClaimName); ""
 // for volumes of other kinds.
@@ -158,6 +163,14 @@ std::string ClaimName(const Pod& pod, const Volume& volume);
 // controlling owner (upstream ephemeral.VolumeIsForPod). When it is not, the claim
 // belongs to someone else and the pod cannot start.
 bool ClaimIsForPod(const Pod& pod, const PersistentVolumeClaim& claim);
+// Upstream's error for a claim that fails ClaimIsForPod: "PVC ns/c was not created for
+// pod ns/p (pod is not owner)".
+std::string NotOwnedClaimMessage(const Pod& pod, const PersistentVolumeClaim& claim);
+
+// Whether `pod` uses `claim` through a persistentVolumeClaim volume or, with
+// `ephemeral_too`, also through a generic ephemeral volume (the queueing hints of the
+// volume plugins: each plugin looks at the volumes upstream's does).
+bool PodUsesClaim(const Pod& pod, const PersistentVolumeClaim& claim, bool ephemeral_too);
 
 using PersistentVolumeClaimPtr = std::shared_ptr<const PersistentVolumeClaim>;
 using PersistentVolumePtr = std::shared_ptr<const PersistentVolume>;

@@ -27,19 +27,25 @@ std::string ClaimNotFound(std::string_view name) { return NotFoundMessage("persi
 std::string VolumeNotFound(std::string_view name) { return NotFoundMessage("persistentvolume", name); }
 std::string StorageClassNotFound(std::string_view name) { return NotFoundMessage("storageclass.storage.k8s.io", name); }
 
+std::vector<std::string_view> SplitZoneLabel(std::string_view value) {
+  std::vector<std::string_view> out;
+  for (size_t start = 0;;) {
+    const size_t end = value.find(kMultiZoneDelimiter, start);
+    out.push_back(value.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) return out;
+    start = end + kMultiZoneDelimiter.size();
+  }
+}
+
 ksched::StatusOr<std::set<std::string, std::less<>>> LabelZonesToSet(std::string_view value) {
   std::set<std::string, std::less<>> zones;
-  size_t start = 0;
-  while (true) {
-    const size_t end = value.find(kMultiZoneDelimiter, start);
-    std::string_view zone = TrimSpace(value.substr(start, end == std::string_view::npos ? end : end - start));
+  for (std::string_view piece : SplitZoneLabel(value)) {
+    std::string_view zone = TrimSpace(piece);
     if (zone.empty()) {
       return ksched::InvalidArgument("\"__\" separated list (\"" + std::string(value) +
                                      "\") must not contain an empty string");
     }
     zones.emplace(zone);
-    if (end == std::string_view::npos) break;
-    start = end + kMultiZoneDelimiter.size();
   }
   return zones;
 }

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pkg/util/status.h"
 
@@ -23,6 +24,10 @@ inline constexpr std::string_view kLabelTopologyZone = "topology.kubernetes.io/z
 inline constexpr std::string_view kLabelTopologyRegion = "topology.kubernetes.io/region";
 inline constexpr std::string_view kLabelFailureDomainBetaZone = "failure-domain.beta.kubernetes.io/zone";
 inline constexpr std::string_view kLabelFailureDomainBetaRegion = "failure-domain.beta.kubernetes.io/region";
+
+// The pieces of a multi-zone label value split at "__", as they are (upstream
+// strings.Split with volumehelpers' delimiter): "a__b" -> {"a", "b"}, "" -> {""}.
+std::vector<std::string_view> SplitZoneLabel(std::string_view value);
 
 // A zone label value of a volume that spans zones: "us-west1-a__us-west1-b" (upstream
 // volumehelpers.LabelZonesToSet). Each zone is trimmed of spaces; an empty one is an

@@ -32,6 +32,16 @@ TEST(VolumesHelperTest, LabelZonesToSet) {
   }
 }
 
+TEST(VolumesHelperTest, SplitZoneLabelKeepsEveryPiece) {
+  using V = std::vector<std::string_view>;
+  EXPECT_EQ(SplitZoneLabel("us-west1-a"), V{"us-west1-a"});
+  EXPECT_EQ(SplitZoneLabel("a__b__c"), (V{"a", "b", "c"}));
+  EXPECT_EQ(SplitZoneLabel(""), V{""});
+  EXPECT_EQ(SplitZoneLabel("a____b"), (V{"a", "", "b"}));
+  EXPECT_EQ(SplitZoneLabel("a__"), (V{"a", ""}));
+  EXPECT_EQ(SplitZoneLabel("a_b"), V{"a_b"});
+}
+
 TEST(VolumesHelperTest, NotFoundMessagesAreTheListers) {
   EXPECT_EQ(ClaimNotFound("c"), "persistentvolumeclaim \"c\" not found");
   EXPECT_EQ(VolumeNotFound("v"), "persistentvolume \"v\" not found");

@@ -48,13 +48,7 @@ ksched::StatusOr<std::string> GcePvHandle(const api::PersistentVolume& pv) {
   const std::string* label = pv.metadata.labels.Get(helper::kLabelFailureDomainBetaZone);
   if (label == nullptr || label->empty()) label = pv.metadata.labels.Get(helper::kLabelTopologyZone);
   const std::string_view value = label == nullptr ? std::string_view() : std::string_view(*label);
-  std::vector<std::string_view> zones;
-  for (size_t start = 0;;) {
-    const size_t end = value.find("__", start);
-    zones.push_back(value.substr(start, end == std::string_view::npos ? end : end - start));
-    if (end == std::string_view::npos) break;
-    start = end + 2;
-  }
+  const std::vector<std::string_view> zones = helper::SplitZoneLabel(value);
   if (zones.size() == 1) return GceZonalId(zones[0].empty() ? kUnspecified : zones[0], disk);
   auto region = RegionOfZones(zones);
   if (!region.ok()) return region.status();
@@ -113,13 +107,7 @@ StatusOr<QueueingHint> ClaimAddedHint(const api::Pod& pod, const void* /*old_obj
   const auto* claim = ObjectAs<api::PersistentVolumeClaim>(new_obj);
   if (claim == nullptr)
     return ksched::InvalidArgument("NodeVolumeLimits hint: PersistentVolumeClaim add without object");
-  if (claim->Namespace() != pod.metadata.namespace_) return QueueingHint::kSkip;
-  for (const api::Volume& v : pod.spec.volumes) {
-    if ((!v.pvc_claim_name.empty() || v.ephemeral) && api::ClaimName(pod, v) == claim->Name()) {
-      return QueueingHint::kQueue;
-    }
-  }
-  return QueueingHint::kSkip;
+  return api::PodUsesClaim(pod, *claim, /*ephemeral_too=*/true) ? QueueingHint::kQueue : QueueingHint::kSkip;
 }
 
 // Only a raised limit can make room (a driver without allocatable.count counts as 0).
@@ -205,14 +193,13 @@ ksched::Status CSILimits::AttachableVolumes(const api::Pod& pod, const api::CSIN
     if (claim == nullptr) {
       // The new pod cannot run without it; an existing pod's volume is not counted.
       if (new_pod) {
-        return ksched::NotFound("looking up PVC " + pod.metadata.namespace_ + "/" + claim_name + ": " +
+        return ksched::NotFound("looking up PVC " + api::ClaimKey(pod.metadata.namespace_, claim_name) + ": " +
                                 helper::ClaimNotFound(claim_name));
       }
       continue;
     }
     if (v.ephemeral && !api::ClaimIsForPod(pod, *claim)) {
-      return ksched::Internal("PVC " + claim->Namespace() + "/" + claim->Name() + " was not created for pod " +
-                              pod.metadata.namespace_ + "/" + pod.metadata.name + " (pod is not owner)");
+      return ksched::Internal(api::NotOwnedClaimMessage(pod, *claim));
     }
     auto [driver, handle] = DriverInfo(csi_node, *claim);
     if (driver.empty() || handle.empty()) continue;
@@ -246,7 +233,7 @@ std::pair<std::string, std::string> CSILimits::DriverInfoFromClass(const api::CS
   if (sc == nullptr) return {};
   // A made-up handle, unique per claim: a claim bound meanwhile and used by another pod
   // of the node is counted twice rather than not at all.
-  std::string handle = volume_id_prefix_ + "-" + claim.Namespace() + "/" + claim.Name();
+  std::string handle = volume_id_prefix_ + "-" + claim.Key();
   if (const InTreePlugin* plugin = MigratableInTreePlugin(sc->provisioner)) {
     if (!IsCSIMigrationOn(csi_node, *plugin)) return {};
     return {std::string(plugin->csi_driver), std::move(handle)};

@@ -14,13 +14,6 @@ std::optional<int64_t> ParseVersion(std::string_view s) {
   return v;
 }
 
-std::string ClaimKey(std::string_view ns, std::string_view name) {
-  std::string key(ns);
-  key += '/';
-  key += name;
-  return key;
-}
-
 // Whether an assumed object still stands over the lister's version of it.
 template <typename T>
 bool Stands(const std::shared_ptr<const T>& assumed, const std::shared_ptr<const T>& listed) {
@@ -63,7 +56,7 @@ api::PersistentVolumePtr AssumeCache::Volume(const api::ClusterLister& lister, s
 api::PersistentVolumeClaimPtr AssumeCache::Claim(const api::ClusterLister& lister, std::string_view ns,
                                                  std::string_view name) {
   api::PersistentVolumeClaimPtr listed = lister.Claim(ns, name);
-  std::string key = ClaimKey(ns, name);
+  std::string key = api::ClaimKey(ns, name);
   MutexLock lock(mu_);
   auto it = claims_.find(key);
   if (it == claims_.end()) return listed;
@@ -99,7 +92,7 @@ ksched::Status AssumeCache::AssumeVolume(const api::ClusterLister& lister, api::
 }
 
 ksched::Status AssumeCache::AssumeClaim(const api::ClusterLister& lister, api::PersistentVolumeClaimPtr claim) {
-  std::string key = ClaimKey(claim->Namespace(), claim->Name());
+  std::string key = claim->Key();
   api::PersistentVolumeClaimPtr latest = Claim(lister, claim->Namespace(), claim->Name());
   if (auto s = CheckAssumable("v1.PersistentVolumeClaim", key, latest, *claim); !s.ok()) return s;
   MutexLock lock(mu_);
@@ -113,7 +106,7 @@ void AssumeCache::RestoreVolume(std::string_view name) {
 }
 
 void AssumeCache::RestoreClaim(std::string_view ns, std::string_view name) {
-  std::string key = ClaimKey(ns, name);
+  std::string key = api::ClaimKey(ns, name);
   MutexLock lock(mu_);
   claims_.erase(key);
 }

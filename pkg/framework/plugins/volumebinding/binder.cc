@@ -25,8 +25,6 @@ bool HasAccessModes(const api::PersistentVolumeClaim& claim, const api::Persiste
   return true;
 }
 
-std::string ClaimKey(const api::PersistentVolumeClaim& claim) { return claim.Namespace() + "/" + claim.Name(); }
-
 // The node-independent checks of upstream FindMatchingVolume, run once per cycle: which
 // of the class's volumes the claim could be bound to, on some node.
 class CandidateBuilder {
@@ -40,7 +38,7 @@ class CandidateBuilder {
       auto parsed = api::LabelSelectorMatcher::Parse(*claim.selector);
       if (!parsed.ok()) {
         u.match_error =
-            "error creating internal label selector for claim: " + ClaimKey(claim) + ": " + parsed.status().message();
+            "error creating internal label selector for claim: " + claim.Key() + ": " + parsed.status().message();
         return;
       }
       selector = std::move(*parsed);
@@ -168,13 +166,12 @@ StatusOr<std::shared_ptr<const PodVolumeClaims>> GetPodVolumeClaims(const api::P
     if (name.empty()) continue;
     api::PersistentVolumeClaimPtr claim = cache.Claim(lister, ns, name);
     if (claim == nullptr) {
-      std::string key = ns + "/" + name;
+      std::string key = api::ClaimKey(ns, name);
       return ksched::NotFound("error getting PVC \"" + key + "\": could not find v1.PersistentVolumeClaim \"" + key +
                               "\"");
     }
     if (vol.pvc_claim_name.empty() && vol.ephemeral && !api::ClaimIsForPod(pod, *claim)) {
-      return ksched::Internal("PVC " + ClaimKey(*claim) + " was not created for pod " + pod.Key() +
-                              " (pod is not owner)");
+      return ksched::Internal(api::NotOwnedClaimMessage(pod, *claim));
     }
     if (IsClaimFullyBound(*claim)) {
       out->bound.push_back({std::move(claim), nullptr});
@@ -293,7 +290,7 @@ FindResult FindPodVolumes(const PodVolumeClaims& claims, const api::Node& node, 
     for (const UnboundClaim* u : to_provision) {
       std::string_view class_name = u->claim->StorageClass();
       if (class_name.empty()) {
-        r.error = "no class for claim \"" + ClaimKey(*u->claim) + "\"";
+        r.error = "no class for claim \"" + u->claim->Key() + "\"";
         return r;
       }
       if (u->storage_class == nullptr) {

@@ -12,20 +12,12 @@
 #include <stop_token>
 #include <utility>
 
+#include "config/field_error.h"
 #include "pkg/api/json_writer.h"
 #include "pkg/framework/plugins/volumebinding/volume_binding.h"
 
 namespace ksched::framework::plugins::volumebinding {
 namespace {
-
-std::string Quoted(std::string_view s) {
-  std::string out = "\"";
-  out += s;
-  out += '"';
-  return out;
-}
-
-std::string ClaimKey(const api::PersistentVolumeClaim& c) { return c.Namespace() + "/" + c.Name(); }
 
 // The PV's claimRef (upstream GetBindVolumeToClaim's reference.GetReference of the
 // claim) and bound-by-controller, conditional on the version the choice was made from.
@@ -80,7 +72,7 @@ std::string ClaimPatch(const api::PersistentVolumeClaim& assumed) {
 ksched::Status CheckFailed(std::string message) { return ksched::Internal(std::move(message)); }
 
 std::string AffinityMismatch(const api::PersistentVolume& pv, std::string_view node) {
-  return "pv " + Quoted(pv.Name()) + " node affinity doesn't match node " + Quoted(node) +
+  return "pv " + config::GoQuote(pv.Name()) + " node affinity doesn't match node " + config::GoQuote(node) +
          ": no matching NodeSelectorTerms";
 }
 
@@ -127,7 +119,7 @@ ksched::Status BindAPIUpdate(VolumeWriter* writer, AssumeCache& cache, const api
     return s;
   };
   if (writer == nullptr) {
-    return fail(ksched::Internal("binding volumes of pod " + Quoted(pod.Key()) +
+    return fail(ksched::Internal("binding volumes of pod " + config::GoQuote(pod.Key()) +
                                  ": the scheduler cannot write PersistentVolumes and claims"));
   }
   for (; written_bindings < bindings.size(); ++written_bindings) {
@@ -149,36 +141,36 @@ StatusOr<bool> CheckBindings(const api::ClusterLister& lister, const api::Node& 
   for (const PodVolumes::StaticBinding& binding : volumes.static_bindings) {
     api::PersistentVolumePtr pv = lister.Volume(binding.pv->Name());
     if (pv == nullptr) {
-      return CheckFailed("failed to check binding: could not find v1.PersistentVolume " + Quoted(binding.pv->Name()));
+      return CheckFailed("failed to check binding: could not find v1.PersistentVolume " + config::GoQuote(binding.pv->Name()));
     }
     api::PersistentVolumeClaimPtr claim = lister.Claim(binding.claim->Namespace(), binding.claim->Name());
     if (claim == nullptr) {
       return CheckFailed("failed to check binding: could not find v1.PersistentVolumeClaim " +
-                         Quoted(ClaimKey(*binding.claim)));
+                         config::GoQuote(binding.claim->Key()));
     }
     // The lister has not seen our write yet.
     if (ResourceVersionNewer(binding.pv->metadata.resource_version, pv->metadata.resource_version)) return false;
     if (!VolumeNodeAffinity(*pv).Matches(node)) return CheckFailed(AffinityMismatch(*pv, node.Name()));
     // The PV controller's unbindVolume() dropped our claimRef.
     if (!pv->claim_ref || pv->claim_ref->uid.empty())
-      return CheckFailed("ClaimRef got reset for pv " + Quoted(pv->Name()));
+      return CheckFailed("ClaimRef got reset for pv " + config::GoQuote(pv->Name()));
     if (!IsClaimFullyBound(*claim)) return false;
   }
   for (const api::PersistentVolumeClaimPtr& provisioned : volumes.dynamic_provisions) {
     api::PersistentVolumeClaimPtr claim = lister.Claim(provisioned->Namespace(), provisioned->Name());
     if (claim == nullptr) {
       return CheckFailed("failed to check provisioning pvc: could not find v1.PersistentVolumeClaim " +
-                         Quoted(ClaimKey(*provisioned)));
+                         config::GoQuote(provisioned->Key()));
     }
     if (ResourceVersionNewer(provisioned->metadata.resource_version, claim->metadata.resource_version)) return false;
     // A provisioner that gives up removes selected-node to hand the pod back to us.
     // Upstream words a claim without any annotation differently; the decoders keep only
     // the volume annotations, so "none of those" stands in for "none".
     if (claim->annotations.empty())
-      return CheckFailed("selectedNode annotation reset for PVC " + Quoted(claim->Name()));
+      return CheckFailed("selectedNode annotation reset for PVC " + config::GoQuote(claim->Name()));
     const std::string* selected = claim->annotations.Get(api::kAnnSelectedNode);
     if (selected == nullptr || *selected != node.Name()) {
-      return CheckFailed("provisioning failed for PVC " + Quoted(claim->Name()));
+      return CheckFailed("provisioning failed for PVC " + config::GoQuote(claim->Name()));
     }
     if (!claim->volume_name.empty()) {
       // A volume the lister does not show yet may just be late.

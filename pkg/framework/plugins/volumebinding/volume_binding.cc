@@ -5,17 +5,13 @@
 #include <utility>
 #include <variant>
 
+#include "config/field_error.h"
+#include "pkg/framework/plugins/helper/volumes.h"
+
 namespace ksched::framework::plugins::volumebinding {
 namespace {
 
 Status Unresolvable(std::string reason) { return Status(Code::kUnschedulableAndUnresolvable, std::move(reason)); }
-
-std::string Quoted(std::string_view s) {
-  std::string out = "\"";
-  out += s;
-  out += '"';
-  return out;
-}
 
 // A generic ephemeral volume (its claim is named after the pod and owned by it).
 bool IsEphemeral(const api::Volume& vol) { return vol.pvc_claim_name.empty() && vol.ephemeral; }
@@ -49,18 +45,17 @@ Status VolumeBinding::PreFilter(CycleState& state, const api::Pod& pod, PreFilte
       // Normal for a moment after a pod with an ephemeral volume is created.
       if (IsEphemeral(vol)) {
         return Unresolvable("waiting for ephemeral volume controller to create the persistentvolumeclaim " +
-                            Quoted(name));
+                            config::GoQuote(name));
       }
-      return Unresolvable("persistentvolumeclaim " + Quoted(name) + " not found");
+      return Unresolvable(helper::ClaimNotFound(name));
     }
     if (claim->phase == api::kClaimLost) {
-      return Unresolvable("persistentvolumeclaim " + Quoted(name) + " bound to non-existent persistentvolume " +
-                          Quoted(claim->volume_name));
+      return Unresolvable("persistentvolumeclaim " + config::GoQuote(name) + " bound to non-existent persistentvolume " +
+                          config::GoQuote(claim->volume_name));
     }
-    if (claim->being_deleted) return Unresolvable("persistentvolumeclaim " + Quoted(name) + " is being deleted");
+    if (claim->being_deleted) return Unresolvable("persistentvolumeclaim " + config::GoQuote(name) + " is being deleted");
     if (IsEphemeral(vol) && !api::ClaimIsForPod(pod, *claim)) {
-      return Unresolvable("PVC " + claim->Namespace() + "/" + claim->Name() + " was not created for pod " + pod.Key() +
-                          " (pod is not owner)");
+      return Unresolvable(api::NotOwnedClaimMessage(pod, *claim));
     }
   }
   if (!has_claims) {
@@ -118,7 +113,7 @@ Status VolumeBinding::Reserve(CycleState& state, const api::Pod& pod, std::strin
   cache_.Prune(handle_.Lister());
   const cache::NodeInfo* info = handle_.Snapshot().Get(node_name);
   if (info == nullptr || info->node() == nullptr) {
-    return Status::Error("getting node " + Quoted(node_name) + " from Snapshot: not found");
+    return Status::Error("getting node " + config::GoQuote(node_name) + " from Snapshot: not found");
   }
   auto b = std::make_unique<BindingState>();
   b->node = info->node_ptr();
@@ -129,7 +124,7 @@ Status VolumeBinding::Reserve(CycleState& state, const api::Pod& pod, std::strin
   // Filter accepted this node with the same inputs, so this finds what it found.
   FindResult r = FindPodVolumes(*s->claims, *b->node, &b->volumes);
   if (!r.error.empty()) return Status::Error(std::move(r.error));
-  if (!r.Fits()) return Status::Error("no pod volumes found for node " + Quoted(node_name));
+  if (!r.Fits()) return Status::Error("no pod volumes found for node " + config::GoQuote(node_name));
   if (ksched::Status assumed = AssumePodVolumes(cache_, handle_.Lister(), node_name, b->volumes); !assumed.ok()) {
     return Status::Error(assumed.message());
   }
@@ -161,12 +156,7 @@ std::vector<ClusterEventWithHint> VolumeBinding::EventsToRegister() const {
     if (claim == nullptr) {
       return ksched::InvalidArgument("VolumeBinding hint: PersistentVolumeClaim event without new object");
     }
-    if (claim->Namespace() != pod.metadata.namespace_) return QueueingHint::kSkip;
-    for (const api::Volume& vol : pod.spec.volumes) {
-      std::string name = api::ClaimName(pod, vol);
-      if (!name.empty() && name == claim->Name()) return QueueingHint::kQueue;
-    }
-    return QueueingHint::kSkip;
+    return api::PodUsesClaim(pod, *claim, /*ephemeral_too=*/true) ? QueueingHint::kQueue : QueueingHint::kSkip;
   };
   // CSINodes matter for translating in-tree volumes to CSI: only the migrated-plugins
   // annotation can change the verdict.

@@ -84,11 +84,7 @@ StatusOr<QueueingHint> ClaimAddedHint(const api::Pod& pod, const void* /*old_obj
   const auto* claim = ObjectAs<api::PersistentVolumeClaim>(new_obj);
   if (claim == nullptr)
     return ksched::InvalidArgument("VolumeRestrictions hint: PersistentVolumeClaim add without object");
-  if (claim->Namespace() != pod.metadata.namespace_) return QueueingHint::kSkip;
-  for (const api::Volume& v : pod.spec.volumes) {
-    if (!v.pvc_claim_name.empty() && v.pvc_claim_name == claim->Name()) return QueueingHint::kQueue;
-  }
-  return QueueingHint::kSkip;
+  return api::PodUsesClaim(pod, *claim, /*ephemeral_too=*/false) ? QueueingHint::kQueue : QueueingHint::kSkip;
 }
 
 }  // namespace

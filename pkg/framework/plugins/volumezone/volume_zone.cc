@@ -31,18 +31,11 @@ std::string_view ToGALabel(std::string_view key) {
   return key;
 }
 
-bool ClaimRequestedByPod(const api::PersistentVolumeClaim& claim, const api::Pod& pod) {
-  if (claim.Namespace() != pod.metadata.namespace_) return false;
-  for (const api::Volume& v : pod.spec.volumes) {
-    if (!v.pvc_claim_name.empty() && v.pvc_claim_name == claim.Name()) return true;
-  }
-  return false;
-}
-
 StatusOr<QueueingHint> ClaimChangedHint(const api::Pod& pod, const void* /*old_obj*/, const void* new_obj) {
   const auto* claim = ObjectAs<api::PersistentVolumeClaim>(new_obj);
   if (claim == nullptr) return ksched::InvalidArgument("VolumeZone hint: PersistentVolumeClaim event without object");
-  return ClaimRequestedByPod(*claim, pod) ? QueueingHint::kQueue : QueueingHint::kSkip;
+  // Only persistentVolumeClaim volumes, as upstream (not generic ephemeral ones).
+  return api::PodUsesClaim(pod, *claim, /*ephemeral_too=*/false) ? QueueingHint::kQueue : QueueingHint::kSkip;
 }
 
 // Only a WaitForFirstConsumer class lets an unbound claim pass; the binding mode is
