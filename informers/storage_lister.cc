@@ -11,23 +11,20 @@ void VolumeClassIndex::OnAdd(const api::PersistentVolumePtr& pv) {
 
 void VolumeClassIndex::OnUpdate(const api::PersistentVolumePtr& old_pv, const api::PersistentVolumePtr& new_pv) {
   MutexLock lock(mu_);
-  if (old_pv->storage_class_name != new_pv->storage_class_name) {
-    auto it = by_class_.find(old_pv->storage_class_name);
-    if (it != by_class_.end()) {
-      it->second.erase(old_pv->metadata.name);
-      if (it->second.empty()) by_class_.erase(it);
-    }
-  }
+  if (old_pv->storage_class_name != new_pv->storage_class_name) EraseLocked(*old_pv);
   by_class_[new_pv->storage_class_name][new_pv->metadata.name] = new_pv;
 }
 
 void VolumeClassIndex::OnDelete(const Deleted<api::PersistentVolume>& deleted) {
-  const api::PersistentVolume& pv = *deleted.last_known;
   MutexLock lock(mu_);
+  EraseLocked(*deleted.last_known);
+}
+
+void VolumeClassIndex::EraseLocked(const api::PersistentVolume& pv) {
   auto it = by_class_.find(pv.storage_class_name);
   if (it == by_class_.end()) return;
   it->second.erase(pv.metadata.name);
-  if (it->second.empty()) by_class_.erase(it);
+  if (it->second.empty()) by_class_.erase(it);  // no empty classes left behind
 }
 
 std::vector<api::PersistentVolumePtr> VolumeClassIndex::OfClass(std::string_view class_name) const {

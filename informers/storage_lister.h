@@ -28,6 +28,9 @@ class VolumeClassIndex final : public EventHandler<api::PersistentVolume> {
   std::vector<api::PersistentVolumePtr> OfClass(std::string_view class_name) const EXCLUDES(mu_);
 
  private:
+  // Drops `pv` from its class's entry, and the entry once empty.
+  void EraseLocked(const api::PersistentVolume& pv) REQUIRES(mu_);
+
   mutable Mutex mu_;
   std::map<std::string, std::map<std::string, api::PersistentVolumePtr, std::less<>>, std::less<>> by_class_
       GUARDED_BY(mu_);
