@@ -54,27 +54,29 @@ StatusOr<api::PodPtr> ApiWriter::GetPod(const api::Pod& pod) {
 }
 
 StatusOr<api::PersistentVolumePtr> ApiWriter::PatchVolume(std::string_view name, std::string merge_patch) {
-  auto r = options_.bind_client->Do({.verb = informers::Verb::kPatch,
-                                     .path = "/api/v1/persistentvolumes/" + std::string(name),
-                                     .body = std::move(merge_patch),
-                                     .content_type = std::string(informers::kContentMergePatch)});
-  if (!r.ok()) return r.status().WithContext("persistentvolume \"" + std::string(name) + "\"");
-  api::JsonParser parser;
-  return api::DecodePersistentVolume(parser, api::JsonText(r->body));
+  return MergePatch("/api/v1/persistentvolumes/" + std::string(name), std::move(merge_patch),
+                    "persistentvolume \"" + std::string(name) + "\"", api::DecodePersistentVolume);
 }
 
 StatusOr<api::PersistentVolumeClaimPtr> ApiWriter::PatchClaim(std::string_view ns, std::string_view name,
                                                               std::string merge_patch) {
-  auto r = options_.bind_client->Do(
-      {.verb = informers::Verb::kPatch,
-       .path = "/api/v1/namespaces/" + std::string(ns) + "/persistentvolumeclaims/" + std::string(name),
-       .body = std::move(merge_patch),
-       .content_type = std::string(informers::kContentMergePatch)});
-  if (!r.ok()) {
-    return r.status().WithContext("persistentvolumeclaim \"" + std::string(ns) + "/" + std::string(name) + "\"");
-  }
+  return MergePatch("/api/v1/namespaces/" + std::string(ns) + "/persistentvolumeclaims/" + std::string(name),
+                    std::move(merge_patch), "persistentvolumeclaim \"" + api::ClaimKey(ns, name) + "\"",
+                    api::DecodePersistentVolumeClaim);
+}
+
+template <typename T>
+StatusOr<std::shared_ptr<const T>> ApiWriter::MergePatch(std::string path, std::string merge_patch,
+                                                         std::string_view what,
+                                                         StatusOr<std::shared_ptr<const T>> (*decode)(api::JsonParser&,
+                                                                                                      api::JsonText)) {
+  auto r = options_.bind_client->Do({.verb = informers::Verb::kPatch,
+                                     .path = std::move(path),
+                                     .body = std::move(merge_patch),
+                                     .content_type = std::string(informers::kContentMergePatch)});
+  if (!r.ok()) return r.status().WithContext(what);
   api::JsonParser parser;
-  return api::DecodePersistentVolumeClaim(parser, api::JsonText(r->body));
+  return decode(parser, api::JsonText(r->body));
 }
 
 void ApiWriter::PatchPodScheduledFalse(const api::Pod& pod, std::string_view reason, std::string_view message,

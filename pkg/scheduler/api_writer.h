@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "informers/api_client.h"
+#include "pkg/api/json.h"
 #include "pkg/api/types.h"
 #include "pkg/framework/interface.h"
 #include "pkg/util/clock.h"
@@ -66,6 +67,12 @@ class ApiWriter final : public framework::PodBinder, public framework::VolumeWri
                    std::string_view action, std::string_view note, const api::Pod* related = nullptr);
 
  private:
+  // A JSON merge PATCH of `path` on the bind client, its answer decoded; a failure
+  // names `what`.
+  template <typename T>
+  StatusOr<std::shared_ptr<const T>> MergePatch(std::string path, std::string merge_patch, std::string_view what,
+                                                StatusOr<std::shared_ptr<const T>> (*decode)(api::JsonParser&,
+                                                                                             api::JsonText));
   // A strategic-merge PATCH of pods/{name}/status on the background lane; failures
   // other than 404 are logged after `what`.
   void SendStatusPatch(const api::Pod& pod, std::string body, std::string_view what);
