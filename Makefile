@@ -4,6 +4,7 @@ BUILD ?= build
 BUILD_SAN ?= build-asan
 BUILD_FUZZ ?= build-fuzz
 BUILD_TSAN ?= build-tsan
+BUILD_RELEASE ?= build-release
 # The thread-heavy modules' unit tests, run under ThreadSanitizer by `make test`: the
 # queue, cache, informers and API client, scheduler, leader election, framework runtime
 # (parallelizer, waiting pods), util (worker pool, clock) and metrics. (The secure
@@ -17,7 +18,7 @@ CMAKE_FLAGS ?=
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: all deps control-plane build build-asan build-tsan test test-unit fuzz demo bench bench-client bench-decode bench-queue bench-algorithm bench-e2e bench-chaos clean
+.PHONY: all deps control-plane image build build-asan build-tsan build-release test test-unit fuzz demo bench bench-client bench-decode bench-queue bench-algorithm bench-e2e bench-chaos clean
 
 all: build
 
@@ -46,9 +47,15 @@ build-tsan: deps
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKSCHED_SANITIZE=thread -DKSCHED_UNIT_TESTS_ONLY=ON
 	cmake --build $(BUILD_TSAN) -j$(JOBS) --target $(TSAN_TARGETS)
 
+# The binary as users and the Dockerfile build it (-O3), with warnings as errors: GCC's
+# -O3 inlining reports warnings (-Wrestrict, -Warray-bounds) that -O2 does not.
+build-release: deps
+	cmake -S . -B $(BUILD_RELEASE) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD_RELEASE) -j$(JOBS) --target ksched
+
 # Everything: unit + integration tests (real etcd + kube-apiserver), the unit tests again
 # under ASan/UBSan, and the thread-heavy ones under TSan. Prints "N passed, N failed".
-test: control-plane build build-asan build-tsan
+test: control-plane build build-release build-asan build-tsan
 	bash scripts/run-tests.sh $(BUILD) $(BUILD_SAN) $(BUILD_TSAN)
 
 test-unit: build
@@ -66,6 +73,13 @@ fuzz: deps
 demo: control-plane $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS) --target ksched
 	bash scripts/demo.sh $(BUILD)
+
+# The container image without a registry or Docker engine (scripts/build-image.sh):
+# debootstrap'd debian:bookworm / bookworm-slim bases, the Dockerfile built with buildah,
+# the runtime stage's libraries checked against the binary's, loaded into containerd.
+# IMAGE=name:tag overrides ksched:latest.
+image:
+	bash scripts/build-image.sh $(or $(IMAGE),ksched:latest)
 
 bench: bench-client bench-decode bench-queue bench-algorithm
 

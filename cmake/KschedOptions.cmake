@@ -6,12 +6,6 @@ target_compile_options(ksched_options INTERFACE -Wall -Wextra -Wno-unused-parame
 if(KSCHED_WERROR)
   target_compile_options(ksched_options INTERFACE -Werror)
 endif()
-if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 12)
-  # GCC 12 at -O3 (Release) reports `"literal" + std::string` inside libstdc++ as an
-  # overlapping memcpy (-Wrestrict false positive, GCC bug 105329); with -Werror every
-  # Release build failed. The warning stays on for other compilers.
-  target_compile_options(ksched_options INTERFACE -Wno-restrict)
-endif()
 if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   # Checks GUARDED_BY / REQUIRES annotations (pkg/util/thread_annotations.h).
   target_compile_options(ksched_options INTERFACE -Wthread-safety)

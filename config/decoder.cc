@@ -65,7 +65,10 @@ void Decoder::Fail(std::string message) {
 void Decoder::TypeError(const YAML::Node& n, std::string_view want) {
   Kind k = KindOf(n);
   std::string got = KindName(static_cast<int>(k));
-  if (k != Kind::kObject && k != Kind::kArray) got += " " + GoQuote(n.Scalar());
+  if (k != Kind::kObject && k != Kind::kArray) {
+    got += ' ';
+    got += GoQuote(n.Scalar());
+  }
   Fail("cannot unmarshal " + got + " into " + GoQuote(path_) + " of type " + std::string(want) + Where(n));
 }
 
@@ -102,7 +105,9 @@ size_t Decoder::PushField(std::string_view key) {
 
 size_t Decoder::PushIndex(size_t i) {
   size_t mark = path_.size();
-  path_ += "[" + std::to_string(i) + "]";
+  path_ += '[';
+  path_ += std::to_string(i);
+  path_ += ']';
   return mark;
 }
 
