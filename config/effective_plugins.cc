@@ -7,6 +7,7 @@
 #include <set>
 
 #include "config/defaults.h"
+#include "pkg/util/strings.h"
 
 namespace ksched::config {
 namespace {
@@ -42,7 +43,6 @@ const PluginSet& SetFor(const Plugins& p, ExtensionPoint e) {
 
 std::string TypeName(ExtensionPoint e) { return std::string(ExtensionPointName(e)) + "Plugin"; }
 
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 }  // namespace
 
@@ -78,12 +78,12 @@ StatusOr<ProfilePlugins> EffectivePlugins(const KubeSchedulerProfile& profile, c
     std::set<std::string> seen;
     for (const Plugin& p : SetFor(profile.plugins, e).enabled) {
       std::optional<ExtensionPointSet> caps = lookup(p.name);
-      if (!caps) return InvalidArgument(TypeName(e) + " " + Quote(p.name) + " does not exist");
+      if (!caps) return InvalidArgument(TypeName(e) + " " + Quoted(p.name) + " does not exist");
       if (!(*caps & Bit(e))) {
-        return InvalidArgument("plugin " + Quote(p.name) + " does not extend " + TypeName(e) + " plugin");
+        return InvalidArgument("plugin " + Quoted(p.name) + " does not extend " + TypeName(e) + " plugin");
       }
       if (!seen.insert(p.name).second) {
-        return InvalidArgument("plugin " + Quote(p.name) + " already registered as " + Quote(TypeName(e)));
+        return InvalidArgument("plugin " + Quoted(p.name) + " already registered as " + Quoted(TypeName(e)));
       }
       out.points[static_cast<size_t>(e)].push_back(EnabledPlugin{p.name, 0});
     }
@@ -103,14 +103,14 @@ StatusOr<ProfilePlugins> EffectivePlugins(const KubeSchedulerProfile& profile, c
       std::vector<std::string> multi_enabled;
       for (const Plugin& p : multi) {
         std::optional<ExtensionPointSet> caps = lookup(p.name);
-        if (!caps) return InvalidArgument(TypeName(e) + " " + Quote(p.name) + " does not exist");
+        if (!caps) return InvalidArgument(TypeName(e) + " " + Quoted(p.name) + " does not exist");
         if (!(*caps & Bit(e)) || disabled.contains(p.name)) continue;
         if (explicit_names.contains(p.name)) {
           overrides.insert(p.name);
           continue;
         }
         if (!multi_seen.insert(p.name).second) {
-          return InvalidArgument("plugin " + Quote(p.name) + " already registered as " + Quote(TypeName(e)));
+          return InvalidArgument("plugin " + Quoted(p.name) + " already registered as " + Quoted(TypeName(e)));
         }
         multi_enabled.push_back(p.name);
       }
@@ -148,12 +148,12 @@ StatusOr<ProfilePlugins> EffectivePlugins(const KubeSchedulerProfile& profile, c
   }
   if (out.at(ExtensionPoint::kQueueSort).size() != 1) {
     return InvalidArgument("only one queue sort plugin required for profile with scheduler name " +
-                           Quote(profile.scheduler_name) + ", but got " +
+                           Quoted(profile.scheduler_name) + ", but got " +
                            std::to_string(out.at(ExtensionPoint::kQueueSort).size()));
   }
   if (out.at(ExtensionPoint::kBind).empty()) {
     return InvalidArgument("at least one bind plugin is needed for profile with scheduler name " +
-                           Quote(profile.scheduler_name));
+                           Quoted(profile.scheduler_name));
   }
   return out;
 }

@@ -209,7 +209,14 @@ StatusOr<ExplainOptions> ParseExplainFlags(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "-h") a = "--help";
     // -o json, -o=json, -ojson
-    if (a.rfind("-o", 0) == 0) a = "--output" + (a.size() == 2 ? "" : a[2] == '=' ? a.substr(2) : "=" + a.substr(2));
+    if (a.rfind("-o", 0) == 0) {
+      std::string flag = "--output";
+      if (a.size() > 2) {
+        if (a[2] != '=') flag += '=';
+        flag.append(a, 2);
+      }
+      a = std::move(flag);
+    }
     if (a.rfind("--", 0) != 0) {
       if (a.size() > 1 && a[0] == '-') return InvalidArgument("unknown shorthand flag: \"" + a + "\"");
       if (have_pod)

@@ -159,7 +159,7 @@ bool ParseFlags(int argc, char** argv, Flags* flags, std::string* err) {
     if (a.rfind("--", 0) == 0) {
       name = a.substr(2);
     } else if (a.rfind("-v", 0) == 0) {  // -v 3, -v=3, -v3
-      name = "v";
+      name = 'v';
       if (a.size() > 2) {
         value = a.substr(a[2] == '=' ? 3 : 2);
         has_value = true;

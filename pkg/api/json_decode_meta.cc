@@ -6,6 +6,7 @@
 #include "pkg/api/json_reader.h"
 #include "pkg/api/selector.h"
 #include "pkg/util/mutex.h"
+#include "pkg/util/strings.h"
 
 namespace ksched::api::json_internal {
 
@@ -277,7 +278,7 @@ bool CheckKind(od::value& v, std::string_view want, DecodeError& err) {
   std::string_view kind;
   if (!ReadStringView(v, kind, err)) return false;
   if (kind.empty() || kind == want) return true;
-  return err.Fail("\"" + std::string(kind) + "\", expected \"" + std::string(want) + "\"");
+  return err.Fail(Quoted(kind) + ", expected " + Quoted(want));
 }
 
 bool DecodeTaintEffect(od::value& v, TaintEffect& out, DecodeError& err) {

@@ -4,6 +4,8 @@
 #include <limits>
 #include <utility>
 
+#include "pkg/util/strings.h"
+
 namespace ksched::api {
 namespace {
 
@@ -39,15 +41,14 @@ bool Contains(const std::vector<std::string>& values, std::string_view v) {
   return std::find(values.begin(), values.end(), v) != values.end();
 }
 
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // Upstream's field requirements support only In/NotIn with exactly one value.
 ksched::Status ValidateFieldRequirement(const LabelSelectorRequirement& r) {
   if (r.op != SelectorOperator::kIn && r.op != SelectorOperator::kNotIn) {
-    return InvalidArgument(Quote(SelectorOperatorName(r.op)) + " is not a valid node field selector operator");
+    return InvalidArgument(Quoted(SelectorOperatorName(r.op)) + " is not a valid node field selector operator");
   }
   if (r.values.size() != 1) {
-    return InvalidArgument("node field selector requirement " + Quote(r.key) + " must have exactly one value");
+    return InvalidArgument("node field selector requirement " + Quoted(r.key) + " must have exactly one value");
   }
   return ksched::Status::OK();
 }
@@ -95,37 +96,37 @@ bool IsValidLabelKey(std::string_view key) {
 bool IsValidLabelValue(std::string_view value) { return value.empty() || IsQualifiedNamePart(value); }
 
 ksched::Status ValidateRequirement(const LabelSelectorRequirement& r, bool allow_gt_lt) {
-  if (!IsValidLabelKey(r.key)) return InvalidArgument("invalid label key " + Quote(r.key));
+  if (!IsValidLabelKey(r.key)) return InvalidArgument("invalid label key " + Quoted(r.key));
   switch (r.op) {
     case SelectorOperator::kIn:
     case SelectorOperator::kNotIn:
       if (r.values.empty()) {
-        return InvalidArgument("for 'in', 'notin' operators, values set can't be empty (key " + Quote(r.key) + ")");
+        return InvalidArgument("for 'in', 'notin' operators, values set can't be empty (key " + Quoted(r.key) + ")");
       }
       break;
     case SelectorOperator::kExists:
     case SelectorOperator::kDoesNotExist:
       if (!r.values.empty()) {
-        return InvalidArgument("values set must be empty for exists and does not exist (key " + Quote(r.key) + ")");
+        return InvalidArgument("values set must be empty for exists and does not exist (key " + Quoted(r.key) + ")");
       }
       break;
     case SelectorOperator::kGt:
     case SelectorOperator::kLt:
       if (!allow_gt_lt) {
-        return InvalidArgument(Quote(SelectorOperatorName(r.op)) + " is not a valid label selector operator");
+        return InvalidArgument(Quoted(SelectorOperatorName(r.op)) + " is not a valid label selector operator");
       }
       if (r.values.size() != 1) {
-        return InvalidArgument("for 'Gt', 'Lt' operators, exactly one value is required (key " + Quote(r.key) + ")");
+        return InvalidArgument("for 'Gt', 'Lt' operators, exactly one value is required (key " + Quoted(r.key) + ")");
       }
       if (!ParseInt64(r.values.front())) {
-        return InvalidArgument("for 'Gt', 'Lt' operators, the value must be an integer (key " + Quote(r.key) + ")");
+        return InvalidArgument("for 'Gt', 'Lt' operators, the value must be an integer (key " + Quoted(r.key) + ")");
       }
       break;
     case SelectorOperator::kUnknown:
-      return InvalidArgument("unknown operator for key " + Quote(r.key) + " is not a valid label selector operator");
+      return InvalidArgument("unknown operator for key " + Quoted(r.key) + " is not a valid label selector operator");
   }
   for (const std::string& v : r.values) {
-    if (!IsValidLabelValue(v)) return InvalidArgument("invalid label value " + Quote(v) + " for key " + Quote(r.key));
+    if (!IsValidLabelValue(v)) return InvalidArgument("invalid label value " + Quoted(v) + " for key " + Quoted(r.key));
   }
   return ksched::Status::OK();
 }

@@ -5,6 +5,7 @@
 
 #include "pkg/framework/runtime/framework.h"
 #include "pkg/util/log.h"
+#include "pkg/util/strings.h"
 
 namespace ksched::framework::runtime {
 namespace {
@@ -16,11 +17,10 @@ bool FilterSkipped(const CycleState& state, size_t i, const FilterPlugin& pl) {
                 : !state.skip_filter_plugins.empty() && state.skip_filter_plugins.contains(pl.Name());
 }
 
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // An internal error from `plugin` at `point`: `running <Point> plugin "X": <message>`.
 Status PluginError(std::string_view point, const Plugin& plugin, const Status& s) {
-  return Status::Error("running " + std::string(point) + " plugin " + Quote(plugin.Name()) + ": " + s.Message())
+  return Status::Error("running " + std::string(point) + " plugin " + Quoted(plugin.Name()) + ": " + s.Message())
       .WithPlugin(std::string(plugin.Name()));
 }
 
@@ -113,7 +113,7 @@ Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const api::Pod&
     if (ext == nullptr || state.skip_filter_plugins.contains(pl->Name())) continue;
     Status s = ext->AddPod(state, pod_to_schedule, pod_to_add, node);
     if (!s.IsSuccess()) {
-      return Status::Error("running AddPod on PreFilter plugin " + Quote(pl->Name()) + ": " + s.Message())
+      return Status::Error("running AddPod on PreFilter plugin " + Quoted(pl->Name()) + ": " + s.Message())
           .WithPlugin(std::string(pl->Name()));
     }
   }
@@ -128,7 +128,7 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::P
     if (ext == nullptr || state.skip_filter_plugins.contains(pl->Name())) continue;
     Status s = ext->RemovePod(state, pod_to_schedule, pod_to_remove, node);
     if (!s.IsSuccess()) {
-      return Status::Error("running RemovePod on PreFilter plugin " + Quote(pl->Name()) + ": " + s.Message())
+      return Status::Error("running RemovePod on PreFilter plugin " + Quoted(pl->Name()) + ": " + s.Message())
           .WithPlugin(std::string(pl->Name()));
     }
   }
@@ -143,7 +143,7 @@ Status Framework::RunFilterPlugins(const CycleState& state, const api::Pod& pod,
     if (s.IsSuccess()) continue;
     if (!s.IsRejected()) {
       // Filters may only accept or reject; anything else is the plugin's internal error.
-      return Status::Error("running " + Quote(pl->Name()) + " filter plugin: " + s.Message())
+      return Status::Error("running " + Quoted(pl->Name()) + " filter plugin: " + s.Message())
           .WithPlugin(std::string(pl->Name()));
     }
     return std::move(s).WithPlugin(std::string(pl->Name()));
@@ -275,7 +275,7 @@ std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleSt
           Status s = Timed(state, "Score", *pl, [&] { return pl->Score(state, pod, node, score); });
           if (!s.IsSuccess()) {
             std::call_once(error_once, [&] {
-              error = Status::Error("running Score plugins: plugin " + Quote(pl->Name()) + " failed with: " +
+              error = Status::Error("running Score plugins: plugin " + Quoted(pl->Name()) + " failed with: " +
                                     s.Message())
                           .WithPlugin(std::string(pl->Name()));
             });
@@ -293,7 +293,7 @@ std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleSt
     if (!pl->HasNormalizeScore()) continue;
     Status s = Timed(state, "ScoreExtensionNormalize", *pl, [&] { return pl->NormalizeScore(state, pod, scores[k]); });
     if (!s.IsSuccess()) {
-      return finish(Status::Error("running Normalize on Score plugins: plugin " + Quote(pl->Name()) +
+      return finish(Status::Error("running Normalize on Score plugins: plugin " + Quoted(pl->Name()) +
                                   " failed with: " + s.Message())
                         .WithPlugin(std::string(pl->Name())));
     }
@@ -303,7 +303,7 @@ std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleSt
       int64_t score = scores[k][i].score;
       if (score > kMaxNodeScore || score < kMinNodeScore) {
         std::string_view name = active[k]->plugin->Name();
-        return finish(Status::Error("applying score defaultWeights on Score plugins: plugin " + Quote(name) +
+        return finish(Status::Error("applying score defaultWeights on Score plugins: plugin " + Quoted(name) +
                                     " returns an invalid score " + std::to_string(score) +
                                     ", it should in the range of [" + std::to_string(kMinNodeScore) + ", " +
                                     std::to_string(kMaxNodeScore) + "] after normalizing")
@@ -369,7 +369,7 @@ Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::
     auto wp = std::make_shared<WaitingPod>(std::make_shared<const api::Pod>(pod), waits, *options_.clock);
     waiting_pods_.Add(WaitingPodKey(pod), std::move(wp));
     result = Status(Code::kWait,
-                    "one or more plugins asked to wait and no plugin rejected pod " + Quote(pod.metadata.name));
+                    "one or more plugins asked to wait and no plugin rejected pod " + Quoted(pod.metadata.name));
   }
   RecordPoint("Permit", result.code(), start);
   return result;
