@@ -1,8 +1,11 @@
 # ksched container image: build on Debian bookworm, run with only the shared libraries
-# ksched links against, as a non-root user.
+# ksched links against, as a non-root user. `make image` (scripts/build-image.sh) builds
+# it with buildah and checks that the runtime stage installs exactly the packages of the
+# libraries the binary links. ccache in the build stage is used when the builder mounts
+# a cache at /root/.cache/ccache (build-image.sh does); otherwise it only passes through.
 FROM debian:bookworm AS build
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      cmake g++ make pkg-config libcpprest-dev libcurl4-openssl-dev libnghttp2-dev libyaml-cpp-dev libssl-dev \
+      ccache cmake g++ make pkg-config libcpprest-dev libcurl4-openssl-dev libnghttp2-dev libyaml-cpp-dev libssl-dev \
       prometheus-cpp-dev libgtest-dev libgmock-dev libsimdjson-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
@@ -13,8 +16,8 @@ RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DKSCHED_WERROR=OFF \
 
 FROM debian:bookworm-slim
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      ca-certificates libcurl4 libyaml-cpp0.7 libssl3 libcpprest2.10 libprometheus-cpp-core1.0 \
-      libprometheus-cpp-pull1.0 libsimdjson14 \
+      ca-certificates libcurl4 libnghttp2-14 libyaml-cpp0.7 libssl3 libcpprest2.10 libprometheus-cpp-core1.0 \
+      libsimdjson14 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 65532 --no-create-home --shell /usr/sbin/nologin ksched
 COPY --from=build /build/cmd/ksched/ksched /usr/local/bin/ksched

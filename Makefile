@@ -18,7 +18,7 @@ CMAKE_FLAGS ?=
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: all deps control-plane image build build-asan build-tsan build-release test test-unit fuzz demo bench bench-client bench-decode bench-queue bench-algorithm bench-e2e bench-chaos clean
+.PHONY: all deps control-plane image e2e-deploy build build-asan build-tsan build-release test test-unit fuzz demo bench bench-client bench-decode bench-queue bench-algorithm bench-e2e bench-chaos clean
 
 all: build
 
@@ -80,6 +80,13 @@ demo: control-plane $(BUILD)/CMakeCache.txt
 # IMAGE=name:tag overrides ksched:latest.
 image:
 	bash scripts/build-image.sh $(or $(IMAGE),ksched:latest)
+
+# ksched deployed as a pod with `kubectl apply -f manifests/` on a one-node cluster of this
+# machine (scripts/e2e-deploy.sh: everything inside a network namespace it creates;
+# kubelet + containerd, kube-controller-manager, kube-scheduler 1.20.2), leader failover
+# included; torn down at the end (KEEP=1 leaves it up). Root only.
+e2e-deploy: deps
+	bash scripts/e2e-deploy.sh
 
 bench: bench-client bench-decode bench-queue bench-algorithm
 

@@ -5,7 +5,8 @@
 # prints one combined "N passed, N failed" line. Exits non-zero on any failure, or if
 # either run executed no test. With CI=true the libFuzzer targets run too, 10 s each
 # (CI_FUZZ_SECONDS), one result per target, and then the chaos benchmark once (about
-# 40 s; CI_CHAOS=0 skips it), one result.
+# 40 s; CI_CHAOS=0 skips it), one result, and scripts/e2e-deploy.sh (ksched as a pod
+# on a one-node cluster; CI_E2E_DEPLOY=0 skips it), one result.
 set -uo pipefail
 main=${1:-build}; san=${2:-build-asan}; tsan=${3:-}
 total_pass=0; total_fail=0; rc=0
@@ -59,6 +60,22 @@ if [ "${CI:-}" = true ] && [ "${CI_CHAOS:-1}" != 0 ]; then
   bash "$ROOT/scripts/bench-chaos.sh" "$(cd "$main" && pwd)" 2>&1 | tee "$log"
   chaos_rc=${PIPESTATUS[0]}
   if [ "$chaos_rc" -eq 0 ] && grep -qx 'chaos: PASS' "$log"; then
+    total_pass=$((total_pass + 1))
+  else
+    total_fail=$((total_fail + 1)); rc=1
+  fi
+  rm -f "$log"
+fi
+# In CI (root), ksched deployed as a pod on a one-node cluster of this machine
+# (scripts/e2e-deploy.sh: image built with buildah, kubectl apply -f manifests/, probes,
+# leader failover; about a minute with warm caches): one pass or fail.
+# CI_E2E_DEPLOY=0 skips it.
+if [ "${CI:-}" = true ] && [ "${CI_E2E_DEPLOY:-1}" != 0 ]; then
+  log=$(mktemp)
+  echo "=== e2e-deploy"
+  bash "$ROOT/scripts/e2e-deploy.sh" 2>&1 | tee "$log"
+  e2e_rc=${PIPESTATUS[0]}
+  if [ "$e2e_rc" -eq 0 ] && grep -qx 'e2e-deploy: PASS' "$log"; then
     total_pass=$((total_pass + 1))
   else
     total_fail=$((total_fail + 1)); rc=1

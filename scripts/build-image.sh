@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# Builds ksched's container image on this machine without any registry, checks it, and
+# loads it into containerd.
+#
+#   1. Base images: a Debian bookworm root made with debootstrap (minbase) from the
+#      machine's own Debian archive (read from its apt sources), committed to buildah's
+#      local storage as docker.io/library/debian:bookworm and, without docs, man pages
+#      and locales, as debian:bookworm-slim: the two names the Dockerfile starts from.
+#      Cached: the root is made again only when it is older than KSCHED_BASE_MAX_DAYS (7).
+#   2. The project's Dockerfile, built with `buildah bud --pull=never` (nothing is
+#      fetched from a registry; apt inside the build uses the same archive).
+#   3. The library check: the runtime stage must hold exactly what the binary links.
+#      Every library `ldd` lists resolves inside the image, and the packages that own
+#      them are exactly the library packages the Dockerfile's runtime stage installs
+#      (one missing: the binary cannot start; one extra: dead weight in every node's
+#      image cache).
+#   4. The image is exported and imported into containerd (namespace k8s.io, where the
+#      kubelet's CRI looks), and a container of it runs `ksched --version` there.
+#
+# Usage: scripts/build-image.sh [IMAGE]   (default ksched:latest)
+# Environment: KSCHED_CACHE (default ~/.cache/ksched) for the base root and containerd's
+# state; CONTAINERD_ADDRESS to use a running containerd instead of starting one.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+IMAGE=${1:-ksched:latest}
+CACHE=${KSCHED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ksched}
+IMAGES="$CACHE/images"
+MAX_DAYS=${KSCHED_BASE_MAX_DAYS:-7}
+STORAGE=(--storage-driver overlay)
+log() { echo "build-image: $*" >&2; }
+die() { echo "build-image: FAILED: $*" >&2; exit 1; }
+
+need_packages() {
+  local missing=() p
+  for p in debootstrap buildah containerd runc; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    log "installing ${missing[*]}"
+    apt-get update -qq || true
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  fi
+}
+
+# The Debian archive this machine's apt uses (deb822 or one-line sources).
+debian_mirror() {
+  local m
+  m=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+  [ -n "$m" ] || m=$(awk '$1 == "deb" && $3 == "bookworm" {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
+  [ -n "$m" ] || die "no Debian archive in this machine's apt sources"
+  echo "$m"
+}
+
+image_exists() { buildah "${STORAGE[@]}" images --quiet "$1" >/dev/null 2>&1; }
+
+# Commits directory $1 as image $2 (a scratch container with the tree copied in).
+commit_root() {
+  local dir=$1 name=$2 ctr tarball
+  ctr=$(buildah "${STORAGE[@]}" from scratch)
+  tarball=$(mktemp "$IMAGES/root.XXXXXX.tar")
+  tar -C "$dir" --numeric-owner -cf "$tarball" .
+  buildah "${STORAGE[@]}" add "$ctr" "$tarball" / >/dev/null
+  rm -f "$tarball"
+  buildah "${STORAGE[@]}" config --cmd /bin/bash --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$ctr"
+  buildah "${STORAGE[@]}" commit --quiet --rm "$ctr" "$name" >/dev/null
+}
+
+base_images() {
+  local root="$IMAGES/rootfs-bookworm" stamp="$IMAGES/rootfs-bookworm.done"
+  if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mtime +"$MAX_DAYS")" ]; then
+    log "debootstrap bookworm (minbase) from the machine's Debian archive"
+    rm -rf "$root" "$stamp" && mkdir -p "$IMAGES"
+    debootstrap --variant=minbase bookworm "$root" "$(debian_mirror)" >"$IMAGES/debootstrap.log" 2>&1 ||
+      { tail -20 "$IMAGES/debootstrap.log" >&2; die "debootstrap (log: $IMAGES/debootstrap.log)"; }
+    # As Debian's official images: the machine's apt sources (with security updates),
+    # no package cache or lists, no machine identity.
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+      cp /etc/apt/sources.list.d/debian.sources "$root/etc/apt/sources.list.d/debian.sources"
+      rm -f "$root/etc/apt/sources.list"
+    fi
+    rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/* "$root"/var/log/* "$root"/tmp/*
+    : > "$root/etc/machine-id"
+    touch "$stamp"
+    buildah "${STORAGE[@]}" rmi --force docker.io/library/debian:bookworm docker.io/library/debian:bookworm-slim \
+      >/dev/null 2>&1 || true
+  fi
+  if ! image_exists docker.io/library/debian:bookworm; then
+    log "importing debian:bookworm"
+    commit_root "$root" docker.io/library/debian:bookworm
+  fi
+  if ! image_exists docker.io/library/debian:bookworm-slim; then
+    log "importing debian:bookworm-slim (no docs, man pages or locales, and dpkg keeps it so)"
+    local slim
+    slim=$(mktemp -d "$IMAGES/slim.XXXXXX")
+    cp -a "$root"/. "$slim"/
+    cat > "$slim/etc/dpkg/dpkg.cfg.d/slim" <<'EOF'
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/man/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/locale/*
+path-exclude /usr/share/lintian/*
+EOF
+    find "$slim/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete 2>/dev/null || true
+    rm -rf "$slim"/usr/share/man/* "$slim"/usr/share/info/* "$slim"/usr/share/locale/* "$slim"/usr/share/lintian/*
+    commit_root "$slim" docker.io/library/debian:bookworm-slim
+    rm -rf "$slim"
+  fi
+}
+
+build() {
+  log "buildah bud -t $IMAGE (Dockerfile; no registry: --pull=never)"
+  # The build stage's compiler cache lives on this machine between builds (the stage
+  # installs ccache, which CMake uses when present; docker build simply starts cold).
+  mkdir -p "$IMAGES/ccache"
+  (cd "$ROOT" && buildah "${STORAGE[@]}" bud --pull=never --isolation chroot --layers \
+    --volume "$IMAGES/ccache:/root/.cache/ccache" -t "localhost/$IMAGE" -f Dockerfile .) >&2 || die "buildah bud"
+}
+
+# The packages the Dockerfile's runtime stage installs: the words after `apt-get install`
+# up to the next `&&`, options left out, in the stage after the last FROM.
+dockerfile_runtime_packages() {
+  awk '/^FROM /{stage = ""} {stage = stage $0 "\n"} END {print stage}' "$ROOT/Dockerfile" |
+    sed -e ':a' -e '/\\$/N; s/\\\n//; ta' | tr '\n' ' ' |
+    grep -oE 'apt-get install [^&]*' | tr ' ' '\n' | grep -vE '^(apt-get|install|-.*|)$' | sort -u
+}
+
+check_libraries() {
+  log "library check: the runtime stage holds exactly the libraries ksched links"
+  local ctr mnt bin=/usr/local/bin/ksched failed=0
+  ctr=$(buildah "${STORAGE[@]}" from --pull=never "localhost/$IMAGE")
+  mnt=$(buildah "${STORAGE[@]}" mount "$ctr")
+  # 1. Everything the binary loads, directly or not, resolves inside the image.
+  local ldd_out
+  ldd_out=$(chroot "$mnt" /usr/bin/ldd "$bin" 2>&1) || { echo "$ldd_out" >&2; failed=1; }
+  if grep -q "not found" <<<"$ldd_out"; then
+    grep "not found" <<<"$ldd_out" >&2
+    log "libraries ksched loads that the image lacks (above)"
+    failed=1
+  fi
+  # 2. The libraries it links itself (DT_NEEDED), by the image's package that owns each,
+  #    are exactly the library packages the runtime stage names (libc6, libgcc-s1 and
+  #    libstdc++6 come with the base). A library pulled in only through another
+  #    package's dependency would break silently when that package changes.
+  local needed owners lib path
+  needed=$(objdump -p "$mnt$bin" | awk '$1 == "NEEDED" {print $2}')
+  owners=$(for lib in $needed; do
+      path=$(awk -v l="$lib" '$1 == l && $2 == "=>" {print $3}' <<<"$ldd_out")
+      [ -n "$path" ] || { echo "?$lib"; continue; }
+      # dpkg knows a file by the path its package shipped (/lib or /usr/lib): the path
+      # ldd printed, else its target, else any path ending in the file's name.
+      { chroot "$mnt" dpkg -S "$path" 2>/dev/null || chroot "$mnt" dpkg -S "$(chroot "$mnt" readlink -f "$path")" 2>/dev/null ||
+        chroot "$mnt" dpkg -S "*/$(basename "$(chroot "$mnt" readlink -f "$path")")" 2>/dev/null || echo "?$lib"; } |
+        cut -d: -f1 | head -1
+    done | sort -u)
+  local linked wanted missing extra
+  linked=$(comm -23 <(echo "$owners") <(printf '%s\n' libc6 libgcc-s1 libstdc++6))
+  wanted=$(dockerfile_runtime_packages | grep -vx ca-certificates)
+  missing=$(comm -23 <(echo "$linked") <(echo "$wanted"))
+  extra=$(comm -13 <(echo "$linked") <(echo "$wanted"))
+  if [ -n "$missing" ]; then
+    log "ksched links libraries of packages the runtime stage does not name:" $missing
+    failed=1
+  fi
+  if [ -n "$extra" ]; then
+    log "the runtime stage installs packages ksched does not link:" $extra
+    failed=1
+  fi
+  buildah "${STORAGE[@]}" umount "$ctr" >/dev/null
+  buildah "${STORAGE[@]}" rm "$ctr" >/dev/null
+  [ "$failed" = 0 ] || die "library check"
+  log "library check: $(wc -w <<<"$needed") linked libraries ($(grep -c '=>' <<<"$ldd_out") loaded), from:" $owners
+}
+
+CTR_STARTED=""
+containerd_up() {
+  if [ -n "${CONTAINERD_ADDRESS:-}" ]; then return; fi
+  local dir="$CACHE/containerd"
+  CONTAINERD_ADDRESS=/run/ksched-containerd/containerd.sock
+  if [ -S "$CONTAINERD_ADDRESS" ] && ctr --address "$CONTAINERD_ADDRESS" version >/dev/null 2>&1; then return; fi
+  mkdir -p "$dir/root" /run/ksched-containerd
+  cat > "$dir/config.toml" <<EOF
+version = 2
+root = "$dir/root"
+state = "/run/ksched-containerd/state"
+[grpc]
+  address = "$CONTAINERD_ADDRESS"
+EOF
+  containerd --config "$dir/config.toml" >"$dir/containerd.log" 2>&1 &
+  CTR_STARTED=$!
+  for _ in $(seq 1 50); do
+    ctr --address "$CONTAINERD_ADDRESS" version >/dev/null 2>&1 && return
+    sleep 0.2
+  done
+  die "containerd did not start (log: $dir/containerd.log)"
+}
+containerd_down() { [ -z "$CTR_STARTED" ] || { kill "$CTR_STARTED" 2>/dev/null; wait "$CTR_STARTED" 2>/dev/null || true; }; }
+
+load_into_containerd() {
+  local tar
+  tar=$(mktemp --suffix=.tar)
+  buildah "${STORAGE[@]}" push --quiet "localhost/$IMAGE" "docker-archive:$tar:docker.io/library/$IMAGE" >&2
+  containerd_up
+  trap containerd_down EXIT
+  log "importing into containerd ($CONTAINERD_ADDRESS, namespace k8s.io)"
+  ctr --address "$CONTAINERD_ADDRESS" -n k8s.io images import "$tar" >&2
+  rm -f "$tar"
+  local out id="ksched-image-check-$$"
+  out=$(ctr --address "$CONTAINERD_ADDRESS" -n k8s.io run --rm "docker.io/library/$IMAGE" "$id" \
+    /usr/local/bin/ksched --version 2>&1) || { echo "$out" >&2; die "the image's ksched did not run in containerd"; }
+  log "a container of docker.io/library/$IMAGE in containerd printed: $out"
+}
+
+need_packages
+base_images
+build
+check_libraries
+load_into_containerd
+log "OK: docker.io/library/$IMAGE in buildah's storage and containerd (k8s.io)"
