@@ -30,17 +30,7 @@ STORAGE=(--storage-driver overlay)
 log() { echo "build-image: $*" >&2; }
 die() { echo "build-image: FAILED: $*" >&2; exit 1; }
 
-need_packages() {
-  local missing=() p
-  for p in debootstrap buildah containerd runc; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  if ((${#missing[@]})); then
-    log "installing ${missing[*]}"
-    apt-get update -qq || true
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-  fi
-}
+need_packages() { bash "$ROOT/scripts/apt-need.sh" build-image debootstrap buildah containerd runc binutils; }
 
 # The Debian archive this machine's apt uses (deb822 or one-line sources).
 debian_mirror() {

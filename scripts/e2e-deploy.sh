@@ -49,16 +49,8 @@ k() { in_ns "$BIN/kubectl" --kubeconfig "$DIR/admin.kubeconfig" "$@"; }
 # --- packages and binaries ---------------------------------------------------------------
 
 need_packages() {
-  local missing=() p
-  for p in containerd runc containernetworking-plugins buildah debootstrap iproute2 util-linux gcc libc6-dev \
-    etcd-server openssl curl; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  if ((${#missing[@]})); then
-    step "installing ${missing[*]}"
-    apt-get update -qq || true
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-  fi
+  bash "$ROOT/scripts/apt-need.sh" e2e-deploy containerd runc containernetworking-plugins buildah debootstrap \
+    iproute2 util-linux gcc libc6-dev etcd-server openssl curl
 }
 
 # The pause container of the same source package (build/pause/linux/pause.c), static, in

@@ -10,13 +10,4 @@ BUILD_PKGS=(cmake g++ make pkg-config ccache clang libclang-rt-14-dev
 CONTROL_PLANE_PKGS=(etcd-server etcd-client golang-go rsync golang-github-modern-go-reflect2-dev
   openssl curl jq dpkg-dev ca-certificates)
 
-missing=()
-for p in "${BUILD_PKGS[@]}" "${CONTROL_PLANE_PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "install-deps: installing ${missing[*]}"
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq || true
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+bash "$(dirname "$0")/apt-need.sh" install-deps "${BUILD_PKGS[@]}" "${CONTROL_PLANE_PKGS[@]}"
