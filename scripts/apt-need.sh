@@ -11,5 +11,7 @@ done
 ((${#missing[@]})) || exit 0
 echo "$who: installing ${missing[*]}" >&2
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-$SUDO apt-get update -qq || true
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+# Waits for another apt run's lock instead of failing at once.
+$SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq || true
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+  "${missing[@]}" >&2

@@ -18,26 +18,49 @@
 #      kubelet's CRI looks), and a container of it runs `ksched --version` there.
 #
 # Usage: scripts/build-image.sh [IMAGE]   (default ksched:latest)
-# Environment: KSCHED_CACHE (default ~/.cache/ksched) for the base root and containerd's
-# state; CONTAINERD_ADDRESS to use a running containerd instead of starting one.
+# Environment: KSCHED_CACHE (default ~/.cache/ksched) for the base root, the image store
+# (buildah's own, in KSCHED_CACHE/storage: nothing in the machine-wide store is touched)
+# and containerd's state; CONTAINERD_ADDRESS to use a running containerd instead of
+# starting one. One run at a time (a lock in KSCHED_CACHE/images).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 IMAGE=${1:-ksched:latest}
 CACHE=${KSCHED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ksched}
 IMAGES="$CACHE/images"
 MAX_DAYS=${KSCHED_BASE_MAX_DAYS:-7}
-STORAGE=(--storage-driver overlay)
+STORAGE=(--root "$CACHE/storage" --runroot /run/ksched-buildah --storage-driver overlay)
 log() { echo "build-image: $*" >&2; }
 die() { echo "build-image: FAILED: $*" >&2; exit 1; }
 
+# What a failed (or finished) run leaves behind is removed on exit: temporary files and
+# directories, working containers, a containerd this script started.
+TEMPS=()
+WORKING=()
+CTR_STARTED=""
+cleanup() {
+  local c
+  for c in ${WORKING[@]+"${WORKING[@]}"}; do
+    buildah "${STORAGE[@]}" umount "$c" > /dev/null 2>&1 || true
+    buildah "${STORAGE[@]}" rm "$c" > /dev/null 2>&1 || true
+  done
+  rm -rf ${TEMPS[@]+"${TEMPS[@]}"}
+  if [ -n "$CTR_STARTED" ]; then
+    kill "$CTR_STARTED" 2> /dev/null || true
+    wait "$CTR_STARTED" 2> /dev/null || true
+    rm -rf /run/ksched-containerd
+  fi
+}
+trap cleanup EXIT
+
 need_packages() { bash "$ROOT/scripts/apt-need.sh" build-image debootstrap buildah containerd runc binutils; }
 
-# The Debian archive this machine's apt uses (deb822 or one-line sources).
+# The Debian archive this machine's apt uses (deb822 or one-line sources, options such
+# as [signed-by=...] allowed); empty if there is none.
 debian_mirror() {
   local m
   m=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-  [ -n "$m" ] || m=$(awk '$1 == "deb" && $3 == "bookworm" {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
-  [ -n "$m" ] || die "no Debian archive in this machine's apt sources"
+  [ -n "$m" ] || m=$(awk '$1 == "deb" {for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}' \
+    /etc/apt/sources.list 2>/dev/null | head -1 || true)
   echo "$m"
 }
 
@@ -47,7 +70,9 @@ image_exists() { buildah "${STORAGE[@]}" images --quiet "$1" >/dev/null 2>&1; }
 commit_root() {
   local dir=$1 name=$2 ctr tarball
   ctr=$(buildah "${STORAGE[@]}" from scratch)
+  WORKING+=("$ctr")
   tarball=$(mktemp "$IMAGES/root.XXXXXX.tar")
+  TEMPS+=("$tarball")
   tar -C "$dir" --numeric-owner -cf "$tarball" .
   buildah "${STORAGE[@]}" add "$ctr" "$tarball" / >/dev/null
   rm -f "$tarball"
@@ -58,9 +83,13 @@ commit_root() {
 base_images() {
   local root="$IMAGES/rootfs-bookworm" stamp="$IMAGES/rootfs-bookworm.done"
   if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mtime +"$MAX_DAYS")" ]; then
+    local mirror
+    mirror=$(debian_mirror)
+    # Never debootstrap's built-in default archive: only the one this machine's apt uses.
+    [ -n "$mirror" ] || die "no Debian archive in this machine's apt sources"
     log "debootstrap bookworm (minbase) from the machine's Debian archive"
     rm -rf "$root" "$stamp" && mkdir -p "$IMAGES"
-    debootstrap --variant=minbase bookworm "$root" "$(debian_mirror)" >"$IMAGES/debootstrap.log" 2>&1 ||
+    debootstrap --variant=minbase bookworm "$root" "$mirror" >"$IMAGES/debootstrap.log" 2>&1 ||
       { tail -20 "$IMAGES/debootstrap.log" >&2; die "debootstrap (log: $IMAGES/debootstrap.log)"; }
     # As Debian's official images: the machine's apt sources (with security updates),
     # no package cache or lists, no machine identity.
@@ -82,6 +111,7 @@ base_images() {
     log "importing debian:bookworm-slim (no docs, man pages or locales, and dpkg keeps it so)"
     local slim
     slim=$(mktemp -d "$IMAGES/slim.XXXXXX")
+    TEMPS+=("$slim")
     cp -a "$root"/. "$slim"/
     cat > "$slim/etc/dpkg/dpkg.cfg.d/slim" <<'EOF'
 path-exclude /usr/share/doc/*
@@ -105,6 +135,8 @@ build() {
   mkdir -p "$IMAGES/ccache"
   (cd "$ROOT" && buildah "${STORAGE[@]}" bud --pull=never --isolation chroot --layers \
     --volume "$IMAGES/ccache:/root/.cache/ccache" -t "localhost/$IMAGE" -f Dockerfile .) >&2 || die "buildah bud"
+  # The build stage of an earlier source tree is no longer anyone's layer: drop it.
+  buildah "${STORAGE[@]}" rmi --prune > /dev/null 2>&1 || true
 }
 
 # The packages the Dockerfile's runtime stage installs: the words after `apt-get install`
@@ -119,6 +151,7 @@ check_libraries() {
   log "library check: the runtime stage holds exactly the libraries ksched links"
   local ctr mnt bin=/usr/local/bin/ksched failed=0
   ctr=$(buildah "${STORAGE[@]}" from --pull=never "localhost/$IMAGE")
+  WORKING+=("$ctr")
   mnt=$(buildah "${STORAGE[@]}" mount "$ctr")
   # 1. Everything the binary loads, directly or not, resolves inside the image.
   local ldd_out
@@ -145,7 +178,8 @@ check_libraries() {
     done | sort -u)
   local linked wanted missing extra
   linked=$(comm -23 <(echo "$owners") <(printf '%s\n' libc6 libgcc-s1 libstdc++6))
-  wanted=$(dockerfile_runtime_packages | grep -vx ca-certificates)
+  wanted=$(dockerfile_runtime_packages | grep -vx ca-certificates || true)
+  [ -n "$wanted" ] || die "no library packages found in the Dockerfile's runtime stage (apt-get install ...)"
   missing=$(comm -23 <(echo "$linked") <(echo "$wanted"))
   extra=$(comm -13 <(echo "$linked") <(echo "$wanted"))
   if [ -n "$missing" ]; then
@@ -156,13 +190,10 @@ check_libraries() {
     log "the runtime stage installs packages ksched does not link:" $extra
     failed=1
   fi
-  buildah "${STORAGE[@]}" umount "$ctr" >/dev/null
-  buildah "${STORAGE[@]}" rm "$ctr" >/dev/null
   [ "$failed" = 0 ] || die "library check"
   log "library check: $(wc -w <<<"$needed") linked libraries ($(grep -c '=>' <<<"$ldd_out") loaded), from:" $owners
 }
 
-CTR_STARTED=""
 containerd_up() {
   if [ -n "${CONTAINERD_ADDRESS:-}" ]; then return; fi
   local dir="$CACHE/containerd"
@@ -175,8 +206,10 @@ root = "$dir/root"
 state = "/run/ksched-containerd/state"
 [grpc]
   address = "$CONTAINERD_ADDRESS"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$dir/opt"
 EOF
-  containerd --config "$dir/config.toml" >"$dir/containerd.log" 2>&1 &
+  containerd --config "$dir/config.toml" >"$dir/containerd.log" 2>&1 9>&- &
   CTR_STARTED=$!
   for _ in $(seq 1 50); do
     ctr --address "$CONTAINERD_ADDRESS" version >/dev/null 2>&1 && return
@@ -184,14 +217,13 @@ EOF
   done
   die "containerd did not start (log: $dir/containerd.log)"
 }
-containerd_down() { [ -z "$CTR_STARTED" ] || { kill "$CTR_STARTED" 2>/dev/null; wait "$CTR_STARTED" 2>/dev/null || true; }; }
 
 load_into_containerd() {
   local tar
   tar=$(mktemp --suffix=.tar)
+  TEMPS+=("$tar")
   buildah "${STORAGE[@]}" push --quiet "localhost/$IMAGE" "docker-archive:$tar:docker.io/library/$IMAGE" >&2
   containerd_up
-  trap containerd_down EXIT
   log "importing into containerd ($CONTAINERD_ADDRESS, namespace k8s.io)"
   ctr --address "$CONTAINERD_ADDRESS" -n k8s.io images import "$tar" >&2
   rm -f "$tar"
@@ -202,6 +234,9 @@ load_into_containerd() {
 }
 
 need_packages
+mkdir -p "$IMAGES"
+exec 9> "$IMAGES/.lock"
+flock -n 9 || die "another build-image is running (lock $IMAGES/.lock)"
 base_images
 build
 check_libraries

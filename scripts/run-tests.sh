@@ -73,7 +73,8 @@ fi
 if [ "${CI:-}" = true ] && [ "${CI_E2E_DEPLOY:-1}" != 0 ]; then
   log=$(mktemp)
   echo "=== e2e-deploy"
-  bash "$ROOT/scripts/e2e-deploy.sh" 2>&1 | tee "$log"
+  # Bounded: on SIGTERM the script's exit trap still tears the cluster down.
+  timeout -k 60 "${CI_E2E_TIMEOUT:-1200}" bash "$ROOT/scripts/e2e-deploy.sh" 2>&1 | tee "$log"
   e2e_rc=${PIPESTATUS[0]}
   if [ "$e2e_rc" -eq 0 ] && grep -qx 'e2e-deploy: PASS' "$log"; then
     total_pass=$((total_pass + 1))
