@@ -135,7 +135,12 @@ build() {
   mkdir -p "$IMAGES/ccache"
   (cd "$ROOT" && buildah "${STORAGE[@]}" bud --pull=never --isolation chroot --layers \
     --volume "$IMAGES/ccache:/root/.cache/ccache" -t "localhost/$IMAGE" -f Dockerfile .) >&2 || die "buildah bud"
-  # The build stage of an earlier source tree is no longer anyone's layer: drop it.
+  # The build stage under a name of its own (all its layers are cached: this only tags),
+  # so that dropping what no name holds any more (an earlier tree's build stage, ~1 GB
+  # each) keeps the layers the next build reuses (the build stage's packages).
+  (cd "$ROOT" && buildah "${STORAGE[@]}" bud --pull=never --isolation chroot --layers --quiet \
+    --volume "$IMAGES/ccache:/root/.cache/ccache" --target build -t localhost/ksched-build-stage:latest \
+    -f Dockerfile .) > /dev/null || die "buildah bud --target build"
   buildah "${STORAGE[@]}" rmi --prune > /dev/null 2>&1 || true
 }
 
@@ -227,8 +232,12 @@ load_into_containerd() {
   log "importing into containerd ($CONTAINERD_ADDRESS, namespace k8s.io)"
   ctr --address "$CONTAINERD_ADDRESS" -n k8s.io images import "$tar" >&2
   rm -f "$tar"
-  local out id="ksched-image-check-$$"
-  out=$(ctr --address "$CONTAINERD_ADDRESS" -n k8s.io run --rm "docker.io/library/$IMAGE" "$id" \
+  # The container's stdio fifos in a directory both this script and containerd see (a
+  # containerd in a private mount namespace has its own /run/containerd).
+  local out id="ksched-image-check-$$" fifos
+  fifos=$(mktemp -d)
+  TEMPS+=("$fifos")
+  out=$(ctr --address "$CONTAINERD_ADDRESS" -n k8s.io run --fifo-dir "$fifos" --rm "docker.io/library/$IMAGE" "$id" \
     /usr/local/bin/ksched --version 2>&1) || { echo "$out" >&2; die "the image's ksched did not run in containerd"; }
   log "a container of docker.io/library/$IMAGE in containerd printed: $out"
 }

@@ -341,6 +341,8 @@ teardown() {
     sort -r | xargs -r -n1 umount -l 2>/dev/null || true
   umount -l "$RUN" 2>/dev/null || true
   rm -rf "$RUN" 2>/dev/null || true
+  # The mount points namespaces_up made on the machine, if nothing else uses them.
+  rmdir /run/containerd /var/lib/cni 2>/dev/null || true
   if [ -f "$DIR/sysctls.saved" ]; then
     sysctl -q -p "$DIR/sysctls.saved" > /dev/null 2>&1 || step "could not restore $(tr '\n' ' ' < "$DIR/sysctls.saved")"
     rm -f "$DIR/sysctls.saved"
