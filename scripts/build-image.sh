@@ -48,6 +48,7 @@ cleanup() {
     kill "$CTR_STARTED" 2> /dev/null || true
     wait "$CTR_STARTED" 2> /dev/null || true
     rm -rf /run/ksched-containerd
+    rmdir /run/containerd 2> /dev/null || true
   fi
 }
 trap cleanup EXIT
@@ -214,7 +215,11 @@ state = "/run/ksched-containerd/state"
 [plugins."io.containerd.internal.v1.opt"]
   path = "$dir/opt"
 EOF
-  containerd --config "$dir/config.toml" >"$dir/containerd.log" 2>&1 9>&- &
+  # In a mount namespace of its own where /run/containerd (shim sockets, runc state) is
+  # a directory of ours, so nothing lands in a real containerd's.
+  mkdir -p "$dir/run-containerd" /run/containerd
+  unshare --mount --propagation private sh -c 'mount --bind "$0" /run/containerd && exec "$@"' \
+    "$dir/run-containerd" containerd --config "$dir/config.toml" >"$dir/containerd.log" 2>&1 9>&- &
   CTR_STARTED=$!
   for _ in $(seq 1 50); do
     ctr --address "$CONTAINERD_ADDRESS" version >/dev/null 2>&1 && return

@@ -184,7 +184,8 @@ control_plane_up() {
     --tls-cert-file="$p/apiserver.crt" --tls-private-key-file="$p/apiserver.key" --client-ca-file="$p/ca.crt" \
     --service-account-key-file="$p/sa.pub" --service-account-signing-key-file="$p/sa.key" \
     --service-account-issuer=https://kubernetes.default.svc --token-auth-file="$p/tokens.csv" \
-    --authorization-mode=RBAC --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true
+    --authorization-mode=RBAC --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
+    --kubelet-preferred-address-types=InternalIP
   wait_for "kube-apiserver /readyz" 90 apiserver_ready
   start kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$DIR/admin.kubeconfig" \
     --controllers=deployment,replicaset,serviceaccount,serviceaccount-token,garbagecollector,nodelifecycle \
