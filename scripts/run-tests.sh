@@ -52,36 +52,32 @@ if [ "${CI:-}" = true ]; then
   [ "$fuzz_fail" -eq 0 ] || rc=1
   total_pass=$((total_pass + fuzz_pass)); total_fail=$((total_fail + fuzz_fail))
 fi
-# In CI, the chaos benchmark (scripts/bench-chaos.sh: apiserver and leader killed while two
-# replicas schedule an exactly full cluster) runs once on the main build: one pass or fail.
-if [ "${CI:-}" = true ] && [ "${CI_CHAOS:-1}" != 0 ]; then
+# One command that counts as one test: it passes when it exits 0 and prints PASS_LINE.
+run_one() { # title pass-line command...
+  local title=$1 pass=$2 log one_rc; shift 2
   log=$(mktemp)
-  echo "=== chaos benchmark"
-  bash "$ROOT/scripts/bench-chaos.sh" "$(cd "$main" && pwd)" 2>&1 | tee "$log"
-  chaos_rc=${PIPESTATUS[0]}
-  if [ "$chaos_rc" -eq 0 ] && grep -qx 'chaos: PASS' "$log"; then
+  echo "=== $title"
+  "$@" 2>&1 | tee "$log"
+  one_rc=${PIPESTATUS[0]}
+  if [ "$one_rc" -eq 0 ] && grep -qx "$pass" "$log"; then
     total_pass=$((total_pass + 1))
   else
     total_fail=$((total_fail + 1)); rc=1
   fi
   rm -f "$log"
+}
+# In CI, the chaos benchmark (scripts/bench-chaos.sh: apiserver and leader killed while two
+# replicas schedule an exactly full cluster) runs once on the main build: one pass or fail.
+if [ "${CI:-}" = true ] && [ "${CI_CHAOS:-1}" != 0 ]; then
+  run_one "chaos benchmark" "chaos: PASS" bash "$ROOT/scripts/bench-chaos.sh" "$(cd "$main" && pwd)"
 fi
 # In CI (root), ksched deployed as a pod on a one-node cluster of this machine
 # (scripts/e2e-deploy.sh: image built with buildah, kubectl apply -f manifests/, probes,
 # leader failover; about a minute with warm caches): one pass or fail.
-# CI_E2E_DEPLOY=0 skips it.
+# CI_E2E_DEPLOY=0 skips it. Bounded: on SIGTERM the script's exit trap still tears the
+# cluster down.
 if [ "${CI:-}" = true ] && [ "${CI_E2E_DEPLOY:-1}" != 0 ]; then
-  log=$(mktemp)
-  echo "=== e2e-deploy"
-  # Bounded: on SIGTERM the script's exit trap still tears the cluster down.
-  timeout -k 60 "${CI_E2E_TIMEOUT:-1200}" bash "$ROOT/scripts/e2e-deploy.sh" 2>&1 | tee "$log"
-  e2e_rc=${PIPESTATUS[0]}
-  if [ "$e2e_rc" -eq 0 ] && grep -qx 'e2e-deploy: PASS' "$log"; then
-    total_pass=$((total_pass + 1))
-  else
-    total_fail=$((total_fail + 1)); rc=1
-  fi
-  rm -f "$log"
+  run_one "e2e-deploy" "e2e-deploy: PASS" timeout -k 60 "${CI_E2E_TIMEOUT:-1200}" bash "$ROOT/scripts/e2e-deploy.sh"
 fi
 echo "tests took $(( $(date +%s) - start )) s"
 echo "${total_pass} passed, ${total_fail} failed"
