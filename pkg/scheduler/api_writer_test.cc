@@ -1,0 +1,96 @@
+// ApiWriter::EvictPod, preemption's eviction of a victim, on a scripted API client. On
+// servers from 1.26 on, upstream's PreemptPod first patches the victim's status with the
+// DisruptionTarget condition (reason PreemptionByScheduler) and only then deletes it; the
+// local 1.20 apiserver does not know the condition, so this path is tested here.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+#include "pkg/scheduler/api_writer.h"
+#include "pkg/util/clock.h"
+#include "tests/fakes/builders.h"
+#include "tests/fakes/fake_api_client.h"
+
+namespace ksched::scheduler {
+namespace {
+
+using informers::Verb;
+using testing::FakeApiClient;
+using testing::PodBuilder;
+
+class EvictPodTest : public ::testing::Test {
+ protected:
+  // Evicts ns/victim (uid u-1) and returns what `done` got (nullopt: never called).
+  std::optional<Status> Evict(bool disruption_target) {
+    ApiWriter writer({.bind_client = &api_,
+                      .status_client = &api_,
+                      .clock = &clock_,
+                      .hostname = "host",
+                      .disruption_target_condition = disruption_target});
+    std::optional<Status> got;
+    writer.EvictPod(*PodBuilder("victim").Namespace("ns").UID("u-1").Node("n1").Obj(), "ksched",
+                    [&got](Status s) { got = std::move(s); });
+    return got;
+  }
+
+  FakeApiClient api_;  // answers inside Send(): `done` has run when EvictPod returns
+  FakeClock clock_;
+};
+
+TEST_F(EvictPodTest, DisruptionTargetConditionIsPatchedBeforeTheDelete) {
+  std::optional<Status> got = Evict(true);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_TRUE(got->ok()) << got->ToString();
+
+  auto requests = api_.Requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].verb, Verb::kPatch);
+  EXPECT_EQ(requests[0].path, "/api/v1/namespaces/ns/pods/victim/status");
+  EXPECT_EQ(requests[0].content_type, std::string(informers::kContentStrategicMerge));
+  for (const char* want : {R"("type":"DisruptionTarget")", R"("status":"True")", R"("reason":"PreemptionByScheduler")",
+                           R"("message":"ksched: preempting to accommodate a higher priority pod")"}) {
+    EXPECT_NE(requests[0].body.find(want), std::string::npos) << want << " not in " << requests[0].body;
+  }
+  EXPECT_EQ(requests[1].verb, Verb::kDelete);
+  EXPECT_EQ(requests[1].path, "/api/v1/namespaces/ns/pods/victim");
+  EXPECT_NE(requests[1].body.find(R"("preconditions":{"uid":"u-1"})"), std::string::npos) << requests[1].body;
+}
+
+TEST_F(EvictPodTest, WithoutTheConditionOnlyTheDeleteIsSent) {
+  std::optional<Status> got = Evict(false);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_TRUE(got->ok()) << got->ToString();
+  auto requests = api_.Requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].verb, Verb::kDelete);
+}
+
+// A victim already gone when its status is patched no longer holds the room: the
+// eviction succeeds and no DELETE is sent.
+TEST_F(EvictPodTest, VictimGoneBeforeThePatchIsASuccessWithoutDelete) {
+  api_.SetHandler([](const informers::Request& r) -> StatusOr<informers::Response> {
+    if (r.verb == Verb::kPatch) return FakeApiClient::ApiError(404, "NotFound", R"(pods "victim" not found)");
+    return informers::Response{200, "{}"};
+  });
+  std::optional<Status> got = Evict(true);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_TRUE(got->ok()) << got->ToString();
+  EXPECT_EQ(api_.Count(FakeApiClient::Is(Verb::kDelete)), 0u);
+}
+
+// Any other failure of the patch fails the eviction (the preemptor's nomination is then
+// cleared and it is requeued), and nothing is deleted.
+TEST_F(EvictPodTest, FailedPatchFailsTheEvictionWithoutDelete) {
+  api_.SetHandler([](const informers::Request& r) -> StatusOr<informers::Response> {
+    if (r.verb == Verb::kPatch) return FakeApiClient::ApiError(403, "Forbidden", "pods/status is forbidden");
+    return informers::Response{200, "{}"};
+  });
+  std::optional<Status> got = Evict(true);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_FALSE(got->ok());
+  EXPECT_EQ(api_.Count(FakeApiClient::Is(Verb::kDelete)), 0u);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler
