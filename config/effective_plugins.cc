@@ -43,7 +43,6 @@ const PluginSet& SetFor(const Plugins& p, ExtensionPoint e) {
 
 std::string TypeName(ExtensionPoint e) { return std::string(ExtensionPointName(e)) + "Plugin"; }
 
-
 }  // namespace
 
 std::string_view ExtensionPointName(ExtensionPoint p) { return kPointNames[static_cast<size_t>(p)]; }

@@ -2,6 +2,7 @@
 // spec.selector only (and a PodDisruptionBudget's status); pod templates, workload status
 // and everything else are skipped unread.
 #include "pkg/api/json_document.h"
+#include "pkg/util/strings.h"
 
 namespace ksched::api {
 namespace json_internal {
@@ -67,7 +68,7 @@ bool CheckPolicyApiVersion(od::value& v, DecodeError& err) {
   std::string_view version;
   if (!ReadStringView(v, version, err)) return false;
   if (version.empty() || version == "policy/v1" || version == "policy/v1beta1") return true;
-  return err.Fail("\"" + std::string(version) + "\", expected \"policy/v1\" or \"policy/v1beta1\"");
+  return err.Fail(Quoted(version) + ", expected \"policy/v1\" or \"policy/v1beta1\"");
 }
 
 std::string NamespacedId(const LeanObjectMeta& m) {

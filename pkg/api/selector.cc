@@ -41,7 +41,6 @@ bool Contains(const std::vector<std::string>& values, std::string_view v) {
   return std::find(values.begin(), values.end(), v) != values.end();
 }
 
-
 // Upstream's field requirements support only In/NotIn with exactly one value.
 ksched::Status ValidateFieldRequirement(const LabelSelectorRequirement& r) {
   if (r.op != SelectorOperator::kIn && r.op != SelectorOperator::kNotIn) {

@@ -17,7 +17,6 @@ bool FilterSkipped(const CycleState& state, size_t i, const FilterPlugin& pl) {
                 : !state.skip_filter_plugins.empty() && state.skip_filter_plugins.contains(pl.Name());
 }
 
-
 // An internal error from `plugin` at `point`: `running <Point> plugin "X": <message>`.
 Status PluginError(std::string_view point, const Plugin& plugin, const Status& s) {
   return Status::Error("running " + std::string(point) + " plugin " + Quoted(plugin.Name()) + ": " + s.Message())
