@@ -3,17 +3,18 @@
 # loads it into containerd.
 #
 #   1. Base images: a Debian bookworm root made with debootstrap (minbase) from the
-#      machine's own Debian archive (read from its apt sources), committed to buildah's
-#      local storage as docker.io/library/debian:bookworm and, without docs, man pages
+#      machine's own Debian archive (read from its apt sources), committed to ksched's
+#      buildah store (scripts/image-store.sh) as docker.io/library/debian:bookworm and, without docs, man pages
 #      and locales, as debian:bookworm-slim: the two names the Dockerfile starts from.
 #      Cached: the root is made again only when it is older than KSCHED_BASE_MAX_DAYS (7).
 #   2. The project's Dockerfile, built with `buildah bud --pull=never` (nothing is
 #      fetched from a registry; apt inside the build uses the same archive).
 #   3. The library check: the runtime stage must hold exactly what the binary links.
-#      Every library `ldd` lists resolves inside the image, and the packages that own
-#      them are exactly the library packages the Dockerfile's runtime stage installs
-#      (one missing: the binary cannot start; one extra: dead weight in every node's
-#      image cache).
+#      Every library `ldd` lists resolves inside the image, and the packages owning the
+#      libraries the binary links itself (DT_NEEDED) are exactly the library packages
+#      the Dockerfile's runtime stage installs (one missing: the binary may not start, or
+#      breaks when a dependency changes; one extra: dead weight in every node's image
+#      cache).
 #   4. The image is exported and imported into containerd (namespace k8s.io, where the
 #      kubelet's CRI looks), and a container of it runs `ksched --version` there.
 #
@@ -28,7 +29,8 @@ IMAGE=${1:-ksched:latest}
 CACHE=${KSCHED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ksched}
 IMAGES="$CACHE/images"
 MAX_DAYS=${KSCHED_BASE_MAX_DAYS:-7}
-STORAGE=(--root "$CACHE/storage" --runroot /run/ksched-buildah --storage-driver overlay)
+# shellcheck source=scripts/image-store.sh
+source "$ROOT/scripts/image-store.sh"
 log() { echo "build-image: $*" >&2; }
 die() { echo "build-image: FAILED: $*" >&2; exit 1; }
 
@@ -40,8 +42,8 @@ CTR_STARTED=""
 cleanup() {
   local c
   for c in ${WORKING[@]+"${WORKING[@]}"}; do
-    buildah "${STORAGE[@]}" umount "$c" > /dev/null 2>&1 || true
-    buildah "${STORAGE[@]}" rm "$c" > /dev/null 2>&1 || true
+    "${BUILDAH[@]}" umount "$c" > /dev/null 2>&1 || true
+    "${BUILDAH[@]}" rm "$c" > /dev/null 2>&1 || true
   done
   rm -rf ${TEMPS[@]+"${TEMPS[@]}"}
   if [ -n "$CTR_STARTED" ]; then
@@ -65,20 +67,18 @@ debian_mirror() {
   echo "$m"
 }
 
-image_exists() { buildah "${STORAGE[@]}" images --quiet "$1" >/dev/null 2>&1; }
-
 # Commits directory $1 as image $2 (a scratch container with the tree copied in).
 commit_root() {
   local dir=$1 name=$2 ctr tarball
-  ctr=$(buildah "${STORAGE[@]}" from scratch)
+  ctr=$("${BUILDAH[@]}" from scratch)
   WORKING+=("$ctr")
   tarball=$(mktemp "$IMAGES/root.XXXXXX.tar")
   TEMPS+=("$tarball")
   tar -C "$dir" --numeric-owner -cf "$tarball" .
-  buildah "${STORAGE[@]}" add "$ctr" "$tarball" / >/dev/null
+  "${BUILDAH[@]}" add "$ctr" "$tarball" / >/dev/null
   rm -f "$tarball"
-  buildah "${STORAGE[@]}" config --cmd /bin/bash --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$ctr"
-  buildah "${STORAGE[@]}" commit --quiet --rm "$ctr" "$name" >/dev/null
+  "${BUILDAH[@]}" config --cmd /bin/bash --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$ctr"
+  "${BUILDAH[@]}" commit --quiet --rm "$ctr" "$name" >/dev/null
 }
 
 base_images() {
@@ -101,7 +101,7 @@ base_images() {
     rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/* "$root"/var/log/* "$root"/tmp/*
     : > "$root/etc/machine-id"
     touch "$stamp"
-    buildah "${STORAGE[@]}" rmi --force docker.io/library/debian:bookworm docker.io/library/debian:bookworm-slim \
+    "${BUILDAH[@]}" rmi --force docker.io/library/debian:bookworm docker.io/library/debian:bookworm-slim \
       >/dev/null 2>&1 || true
   fi
   if ! image_exists docker.io/library/debian:bookworm; then
@@ -129,20 +129,21 @@ EOF
   fi
 }
 
+# The Dockerfile built from the repository, no registry asked, with the compiler cache.
+bud() { (cd "$ROOT" && "${BUILDAH[@]}" bud --pull=never --isolation chroot --layers \
+  --volume "$IMAGES/ccache:/root/.cache/ccache" -f Dockerfile "$@" .); }
+
 build() {
   log "buildah bud -t $IMAGE (Dockerfile; no registry: --pull=never)"
   # The build stage's compiler cache lives on this machine between builds (the stage
   # installs ccache, which CMake uses when present; docker build simply starts cold).
   mkdir -p "$IMAGES/ccache"
-  (cd "$ROOT" && buildah "${STORAGE[@]}" bud --pull=never --isolation chroot --layers \
-    --volume "$IMAGES/ccache:/root/.cache/ccache" -t "localhost/$IMAGE" -f Dockerfile .) >&2 || die "buildah bud"
+  bud -t "localhost/$IMAGE" >&2 || die "buildah bud"
   # The build stage under a name of its own (all its layers are cached: this only tags),
   # so that dropping what no name holds any more (an earlier tree's build stage, ~1 GB
   # each) keeps the layers the next build reuses (the build stage's packages).
-  (cd "$ROOT" && buildah "${STORAGE[@]}" bud --pull=never --isolation chroot --layers --quiet \
-    --volume "$IMAGES/ccache:/root/.cache/ccache" --target build -t localhost/ksched-build-stage:latest \
-    -f Dockerfile .) > /dev/null || die "buildah bud --target build"
-  buildah "${STORAGE[@]}" rmi --prune > /dev/null 2>&1 || true
+  bud --quiet --target build -t localhost/ksched-build-stage:latest > /dev/null || die "buildah bud --target build"
+  "${BUILDAH[@]}" rmi --prune > /dev/null 2>&1 || true
 }
 
 # The packages the Dockerfile's runtime stage installs: the words after `apt-get install`
@@ -156,9 +157,9 @@ dockerfile_runtime_packages() {
 check_libraries() {
   log "library check: the runtime stage holds exactly the libraries ksched links"
   local ctr mnt bin=/usr/local/bin/ksched failed=0
-  ctr=$(buildah "${STORAGE[@]}" from --pull=never "localhost/$IMAGE")
+  ctr=$("${BUILDAH[@]}" from --pull=never "localhost/$IMAGE")
   WORKING+=("$ctr")
-  mnt=$(buildah "${STORAGE[@]}" mount "$ctr")
+  mnt=$("${BUILDAH[@]}" mount "$ctr")
   # 1. Everything the binary loads, directly or not, resolves inside the image.
   local ldd_out
   ldd_out=$(chroot "$mnt" /usr/bin/ldd "$bin" 2>&1) || { echo "$ldd_out" >&2; failed=1; }
@@ -229,14 +230,9 @@ EOF
 }
 
 load_into_containerd() {
-  local tar
-  tar=$(mktemp --suffix=.tar)
-  TEMPS+=("$tar")
-  buildah "${STORAGE[@]}" push --quiet "localhost/$IMAGE" "docker-archive:$tar:docker.io/library/$IMAGE" >&2
   containerd_up
   log "importing into containerd ($CONTAINERD_ADDRESS, namespace k8s.io)"
-  ctr --address "$CONTAINERD_ADDRESS" -n k8s.io images import "$tar" >&2
-  rm -f "$tar"
+  load_image "$CONTAINERD_ADDRESS" "localhost/$IMAGE" "docker.io/library/$IMAGE" || die "import into containerd"
   # The container's stdio fifos in a directory both this script and containerd see (a
   # containerd in a private mount namespace has its own /run/containerd).
   local out id="ksched-image-check-$$" fifos

@@ -60,7 +60,8 @@ in_ns() { nsenter --net="/run/netns/$NS" "$@"; }
 k() {
   in_ns "$BIN/kubectl" --kubeconfig "$DIR/admin.kubeconfig" --cache-dir "$DIR/kube-cache" --request-timeout=15s "$@"
 }
-BUILDAH=(buildah --root "$CACHE/storage" --runroot /run/ksched-buildah --storage-driver overlay)
+# shellcheck source=scripts/image-store.sh
+source "$ROOT/scripts/image-store.sh"
 
 need_packages() {
   bash "$ROOT/scripts/apt-need.sh" e2e-deploy containerd runc containernetworking-plugins buildah debootstrap \
@@ -71,11 +72,10 @@ need_packages() {
 # an image of its own (kept in the build's image store): the sandbox every pod's
 # namespaces hang on.
 pause_image() {
-  local work
-  work=$(mktemp -d)
-  if ! "${BUILDAH[@]}" images -q "$PAUSE" > /dev/null 2>&1; then
+  if ! image_exists "$PAUSE"; then
     step "building the pause image from the source package's build/pause"
-    local tarball src c
+    local work tarball src c
+    work=$(mktemp -d)
     tarball=$(ls "$CACHE"/src/kubernetes_*1.20.2.orig.tar.gz | head -1)
     tar -xzf "$tarball" -C "$work" --wildcards '*/build/pause/linux/pause.c'
     src=$(find "$work" -name pause.c | head -1)
@@ -86,10 +86,9 @@ pause_image() {
     "${BUILDAH[@]}" copy "$c" "$work/root/pause" /pause > /dev/null
     "${BUILDAH[@]}" config --entrypoint '["/pause"]' --user 65535:65535 "$c"
     "${BUILDAH[@]}" commit --quiet --rm "$c" "$PAUSE" > /dev/null
+    rm -rf "$work"
   fi
-  "${BUILDAH[@]}" push --quiet "$PAUSE" "docker-archive:$work/pause.tar:$PAUSE" >&2
-  ctr --address "$SOCK" -n k8s.io images import "$work/pause.tar" >&2
-  rm -rf "$work"
+  load_image "$SOCK" "$PAUSE"
 }
 
 # --- the namespaces and the node ---------------------------------------------------------
