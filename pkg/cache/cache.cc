@@ -30,6 +30,7 @@ class CacheImpl final : public Cache {
 
   Status UpdateSnapshot(Snapshot& snapshot) override;
 
+  bool HasTerminatingPodBelow(std::string_view node, int32_t priority) const override;
   size_t NodeCount() const override;
   size_t PodCount() const override;
   size_t AssumedPodCount() const override;
@@ -398,6 +399,16 @@ Status CacheImpl::CorruptedLocked(const std::string& message) const {
 }
 
 // ---- introspection -------------------------------------------------------------------
+
+bool CacheImpl::HasTerminatingPodBelow(std::string_view node, int32_t priority) const {
+  MutexLock lock(mu_);
+  auto it = nodes_.find(std::string(node));
+  if (it == nodes_.end()) return false;
+  for (const PodEntry& e : it->second->pods()) {
+    if (e.pod->Priority() < priority && e.pod->IsBeingDeleted()) return true;
+  }
+  return false;
+}
 
 size_t CacheImpl::NodeCount() const {
   MutexLock lock(mu_);

@@ -250,6 +250,10 @@ class FilterPlugin : public virtual Plugin {
 // nullopt leaves it as it is, "" clears it, a name nominates the pod to that node.
 struct PostFilterResult {
   std::optional<std::string> nominated_node_name;
+  // The pod waits for victims it preempted (evictions in flight, or victims still
+  // terminating on its nominated node): retrying it before they are gone cannot place it
+  // there.
+  bool awaiting_victims = false;
 };
 
 class PostFilterPlugin : public virtual Plugin {

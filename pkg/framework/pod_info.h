@@ -58,6 +58,11 @@ struct QueuedPodInfo {
   // and only leaves it when an update to the pod lets PreEnqueue pass.
   bool gated = false;
   std::string gating_plugin;
+  // Its last attempt ended waiting for the victims of its own preemption to leave its
+  // nominated node (PostFilterResult::awaiting_victims). Such a pod backs off without
+  // being taken early by an idle Pop, and is activated once those victims are gone
+  // (SchedulingQueue::ActivateAwaitingPreemption).
+  bool awaiting_preemption = false;
 };
 
 }  // namespace ksched::framework

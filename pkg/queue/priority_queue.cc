@@ -125,9 +125,14 @@ void PriorityQueue::Place(Entry* e, SubQueue q) {
       break;
     case SubQueue::kBackoff:
       e->backoff_expiry = BackoffExpiry(*e->info);
-      backoff_.Push(e);
-      // An idle Pop may take it at once (QueueOptions::pop_from_backoff_q).
-      if (options_.pop_from_backoff_q) cv_.notify_one();
+      e->held = HeldInBackoff(*e->info);
+      if (e->held) {
+        backoff_held_.Push(e);
+      } else {
+        backoff_.Push(e);
+        // An idle Pop may take it at once (QueueOptions::pop_from_backoff_q).
+        if (options_.pop_from_backoff_q) cv_.notify_one();
+      }
       break;
     case SubQueue::kUnschedulable:
       e->index = unschedulable_.size();
@@ -145,7 +150,7 @@ void PriorityQueue::Detach(Entry* e) {
       active_.Remove(e);
       break;
     case SubQueue::kBackoff:
-      backoff_.Remove(e);
+      (e->held ? backoff_held_ : backoff_).Remove(e);
       break;
     case SubQueue::kUnschedulable: {
       Entry* last = unschedulable_.back();
@@ -355,6 +360,26 @@ void PriorityQueue::Activate(std::span<const api::PodPtr> pods) {
   if (activated) cv_.notify_all();
 }
 
+void PriorityQueue::ActivateAwaitingPreemption(std::span<const api::PodPtr> pods) {
+  MutexLock lock(mu_);
+  bool activated = false;
+  for (const api::PodPtr& pod : pods) {
+    Entry* e = Find(pod->Key());
+    if (e == nullptr) {
+      // In flight: its attempt may have seen the victims still there.
+      in_flight_.Record(framework::kForceActivate, nullptr, pod, IdOf(*pod), true);
+      continue;
+    }
+    if (e->where == SubQueue::kActive || !e->info->awaiting_preemption) continue;
+    Detach(e);
+    if (AddToActiveOrGate(e) == SubQueue::kActive) {
+      metrics_.IncomingPod(kActiveQueueName, framework::kForceActivate.label);
+      activated = true;
+    }
+  }
+  if (activated) cv_.notify_all();
+}
+
 Status PriorityQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr info) {
   MutexLock lock(mu_);
   std::string id = IdOf(info->pod());
@@ -395,7 +420,7 @@ int64_t PriorityQueue::SchedulingCycle() const {
 QueuedPodInfoPtr PriorityQueue::Pop() {
   MutexLock lock(mu_);
   while (active_.empty() && !closed_) {
-    if (options_.pop_from_backoff_q && !backoff_.empty() && !BackingOffAfterError(*backoff_.Top()->info)) {
+    if (options_.pop_from_backoff_q && !backoff_.empty()) {
       // The scheduler would idle: the pod whose backoff ends first goes now (through
       // PreEnqueue, as any move to activeQ).
       ActivateFromBackoff(backoff_.Pop());
@@ -410,6 +435,7 @@ QueuedPodInfoPtr PriorityQueue::Pop() {
   // The next failure records its own rejectors.
   info->unschedulable_plugins.clear();
   info->pending_plugins.clear();
+  info->awaiting_preemption = false;
   in_flight_.Start(IdOf(info->pod()), InFlightPod{.pod = info->pod_ptr(),
                                                    .attempts = info->attempts,
                                                    .initial_attempt_timestamp = info->initial_attempt_timestamp,
@@ -523,7 +549,7 @@ std::vector<api::PodPtr> PriorityQueue::PendingPods() const {
 PendingPodCounts PriorityQueue::PendingCounts() const {
   MutexLock lock(mu_);
   return {.active = active_.size(),
-          .backoff = backoff_.size(),
+          .backoff = backoff_.size() + backoff_held_.size(),
           .unschedulable = unschedulable_.size() - gated_,
           .gated = gated_};
 }
@@ -552,8 +578,10 @@ void PriorityQueue::FlushBackoffQCompleted() {
   MutexLock lock(mu_);
   Clock::time_point now = clock_.Now();
   bool activated = false;
-  while (!backoff_.empty() && backoff_.Top()->backoff_expiry <= now) {
-    if (ActivateFromBackoff(backoff_.Pop())) activated = true;
+  for (auto* heap : {&backoff_, &backoff_held_}) {
+    while (!heap->empty() && heap->Top()->backoff_expiry <= now) {
+      if (ActivateFromBackoff(heap->Pop())) activated = true;
+    }
   }
   if (activated) cv_.notify_all();
 }

@@ -32,6 +32,7 @@ class PriorityQueue final : public SchedulingQueue {
 
   Status Add(api::PodPtr pod) override EXCLUDES(mu_);
   void Activate(std::span<const api::PodPtr> pods) override EXCLUDES(mu_);
+  void ActivateAwaitingPreemption(std::span<const api::PodPtr> pods) override EXCLUDES(mu_);
   Status AddUnschedulableIfNotPresent(QueuedPodInfoPtr info) override EXCLUDES(mu_);
   int64_t SchedulingCycle() const override EXCLUDES(mu_);
   QueuedPodInfoPtr Pop() override EXCLUDES(mu_);
@@ -76,6 +77,7 @@ class PriorityQueue final : public SchedulingQueue {
     size_t index = 0;                   // position in its heap / unschedulable list
     Clock::time_point backoff_expiry{};  // cached while in backoffQ
     Clock::time_point placed_at{};       // when it entered its sub-queue
+    bool held = false;                   // in backoff_held_ rather than backoff_
     // PrioritySort keys, cached while in activeQ so comparisons touch only the entry.
     int32_t priority = 0;
     Clock::time_point sort_timestamp{};
@@ -123,6 +125,13 @@ class PriorityQueue final : public SchedulingQueue {
   static bool BackingOffAfterError(const framework::QueuedPodInfo& info) {
     return info.unschedulable_plugins.empty() && info.pending_plugins.empty();
   }
+  // Whether an idle Pop may take the pod before its backoff ends: not after an internal
+  // error (upstream keeps those in a heap of their own), nor while the victims of its
+  // own preemption are leaving (a retry then cannot use the node it is nominated to;
+  // their removal activates it instead).
+  static bool HeldInBackoff(const framework::QueuedPodInfo& info) {
+    return BackingOffAfterError(info) || info.awaiting_preemption;
+  }
   // Places a detached entry according to `s`; records the incoming-pod metric.
   SubQueue Requeue(Entry* e, Strategy s, std::string_view event, Clock::time_point now) REQUIRES(mu_);
 
@@ -152,7 +161,10 @@ class PriorityQueue final : public SchedulingQueue {
   // Every queued pod by namespace/name (keys view the entry's own info->Key()).
   std::unordered_map<std::string_view, Entry> pods_ GUARDED_BY(mu_);
   IndexedHeap<Entry, ActiveLess, &Entry::index> active_ GUARDED_BY(mu_);
+  // backoffQ is two heaps: backoff_ may be popped early when the scheduler would idle,
+  // backoff_held_ (HeldInBackoff) only when the backoff ends.
   IndexedHeap<Entry, BackoffLess, &Entry::index> backoff_ GUARDED_BY(mu_);
+  IndexedHeap<Entry, BackoffLess, &Entry::index> backoff_held_ GUARDED_BY(mu_);
   std::vector<Entry*> unschedulable_ GUARDED_BY(mu_);  // swap-remove via Entry::index
   size_t gated_ GUARDED_BY(mu_) = 0;
   int64_t scheduling_cycle_ GUARDED_BY(mu_) = 0;

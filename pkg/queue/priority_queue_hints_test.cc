@@ -315,6 +315,60 @@ TEST_F(QueueHintsTest, IdlePopTakesFromBackoffButNotAfterAnError) {
   EXPECT_EQ(Where("p"), SubQueue::kBackoff);
 }
 
+// A preemptor whose victims are still leaving backs off without being taken by an idle
+// Pop (the pods behind it are), leaves backoff when it ends, and goes to activeQ at once
+// when its victims are gone; ActivateAwaitingPreemption leaves other pods where they are.
+TEST_F(QueueHintsTest, AwaitingPreemptionIsHeldInBackoffUntilItsVictimsGo) {
+  QueuedPodInfoPtr info = AddAndPop(ZonePod("p"));
+  api::PodPtr pod = info->pod_ptr();
+  info->awaiting_preemption = true;
+  ASSERT_TRUE(Fail(std::move(info), {"Fit"}).ok());
+  q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd, nullptr, Node("cd"));
+  ASSERT_EQ(Where("p"), SubQueue::kBackoff);
+  EXPECT_EQ(q_->PendingCounts().backoff, 1u);
+  // A plain pod backing off behind it is still taken by the idle Pop.
+  QueuedPodInfoPtr other_info = AddAndPop(ZonePod("other"));
+  api::PodPtr other = other_info->pod_ptr();
+  ASSERT_TRUE(Fail(std::move(other_info), {"Fit"}).ok());
+  q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd, nullptr, Node("cd"));
+  ASSERT_EQ(Where("other"), SubQueue::kBackoff);
+  QueuedPodInfoPtr popped = q_->Pop();
+  ASSERT_NE(popped, nullptr);
+  EXPECT_EQ(popped->pod().metadata.name, "other");
+  EXPECT_EQ(Where("p"), SubQueue::kBackoff);
+
+  // Not awaiting: ActivateAwaitingPreemption leaves "other" (back in unschedulable) alone.
+  ASSERT_TRUE(Fail(std::move(popped), {"Fit"}).ok());
+  api::PodPtr both[] = {pod, other};
+  q_->ActivateAwaitingPreemption(both);
+  EXPECT_EQ(Where("p"), SubQueue::kActive);
+  EXPECT_EQ(Where("other"), SubQueue::kUnschedulable);
+  QueuedPodInfoPtr again = q_->Pop();
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->pod().metadata.name, "p");
+  EXPECT_FALSE(again->awaiting_preemption);  // the next failure says again
+
+  // Still awaiting after this attempt: its backoff's end lets it go, as for any pod.
+  again->awaiting_preemption = true;
+  ASSERT_TRUE(Fail(std::move(again), {"Fit"}).ok());
+  q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd, nullptr, Node("cd"));
+  ASSERT_EQ(Where("p"), SubQueue::kBackoff);
+  clock_.Advance(std::chrono::seconds(5));
+  q_->FlushBackoffQCompleted();
+  EXPECT_EQ(Where("p"), SubQueue::kActive);
+}
+
+// In flight when its victims go: the attempt may have seen them, so the failure that
+// follows sends it straight back to activeQ.
+TEST_F(QueueHintsTest, AwaitingPreemptionInFlightIsRequeuedToActive) {
+  QueuedPodInfoPtr info = AddAndPop(ZonePod("p"));
+  api::PodPtr pods[] = {info->pod_ptr()};
+  q_->ActivateAwaitingPreemption(pods);
+  info->awaiting_preemption = true;
+  ASSERT_TRUE(Fail(std::move(info), {"Fit"}).ok());
+  EXPECT_EQ(Where("p"), SubQueue::kActive);
+}
+
 // A nomination made during the attempt (preemption) is not dropped by the requeue that
 // follows it, though the pod's status does not carry it yet; a status that names a node
 // still wins, and one cleared on the server clears it.

@@ -83,7 +83,9 @@ struct QueueOptions {
   QueueMetricsRecorder* metrics = nullptr;
   // Today's upstream (SchedulerPopFromBackoffQ, on by default since 1.33): when activeQ
   // is empty, Pop takes the backoffQ pod whose backoff ends first instead of idling
-  // until it ends. Pods backing off after an error (not a rejection) still wait.
+  // until it ends. Pods backing off after an error (not a rejection) still wait, and so
+  // do preemptors whose victims are still leaving (QueuedPodInfo::awaiting_preemption):
+  // retried early they fail again, and their victims' removal activates them.
   bool pop_from_backoff_q = true;
 };
 
@@ -98,6 +100,10 @@ class SchedulingQueue {
   // asking for a related pod to be retried now). In-flight pods are requeued
   // immediately when their attempt fails.
   virtual void Activate(std::span<const api::PodPtr> pods) = 0;
+  // The victims of these pods' preemption have left their nominated node: those of them
+  // that wait for it (QueuedPodInfo::awaiting_preemption) go to activeQ, and one in
+  // flight is requeued to activeQ when its attempt fails.
+  virtual void ActivateAwaitingPreemption(std::span<const api::PodPtr> pods) = 0;
   // Returns a pod whose attempt failed (info->unschedulable_plugins / pending_plugins
   // say who rejected it; both empty for an internal error) and ends its in-flight
   // tracking. Upstream also takes the pod's scheduling cycle, which only its queue

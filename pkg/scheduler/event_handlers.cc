@@ -3,6 +3,10 @@
 // cluster event that describes the change.
 #include "pkg/scheduler/event_handlers.h"
 
+#include <string>
+#include <vector>
+
+
 #include "pkg/util/log.h"
 
 namespace ksched::scheduler {
@@ -82,11 +86,19 @@ void PodEventHandler::OnDelete(const informers::Deleted<api::Pod>& deleted) {
     if (auto s = cache_.RemovePod(victim); !s.ok())
       KLOG(ERROR) << "scheduler cache RemovePod failed, pod=\"" << pod->Key() << "\": " << s.message();
     queue_.MoveAllToActiveOrBackoffQueue(framework::kAssignedPodDelete, cached.ok() ? *cached : pod, nullptr);
+    ActivatePreemptorsOf(victim.spec.node_name);
   }
   if (!pod->IsAssigned()) {
     queue_.Delete(*pod);
     reject_waiting_(*pod);
   }
+}
+
+void PodEventHandler::ActivatePreemptorsOf(const std::string& node) {
+  if (node.empty() || queue_.nominator().empty()) return;
+  std::vector<api::PodPtr> ready = queue_.nominator().NominatedPodsForNode(node);
+  std::erase_if(ready, [&](const api::PodPtr& p) { return cache_.HasTerminatingPodBelow(node, p->Priority()); });
+  if (!ready.empty()) queue_.ActivateAwaitingPreemption(ready);
 }
 
 void PodEventHandler::AddAssigned(const api::PodPtr& pod) {

@@ -26,6 +26,9 @@ class PodEventHandler final : public informers::EventHandler<api::Pod> {
 
  private:
   void AddAssigned(const api::PodPtr& pod);
+  // A pod left `node`: pods nominated there whose preemption victims have now all gone
+  // are retried at once (not after their backoff).
+  void ActivatePreemptorsOf(const std::string& node);
 
   cache::Cache& cache_;
   queue::SchedulingQueue& queue_;

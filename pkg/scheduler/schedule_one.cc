@@ -70,6 +70,7 @@ void Scheduler::ScheduleOne() {
     if (fwk.HasPostFilterPlugins()) {
       auto [result, pf] = fwk.RunPostFilterPlugins(*attempt->state, pod, fit->diagnosis);
       nomination = std::move(result.nominated_node_name);
+      attempt->info->awaiting_preemption = result.awaiting_victims;
       if (!pf.IsSuccess()) fit->post_filter_message = pf.Message();
     }
     HandleFailure(*attempt, framework::Status(Code::kUnschedulable, fit->Message()), fit, nomination);

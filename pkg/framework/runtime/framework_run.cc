@@ -211,7 +211,7 @@ std::pair<PostFilterResult, Status> Framework::RunPostFilterPlugins(CycleState& 
     if (!s.IsRejected()) {
       return finish(PostFilterResult(), Status::Error(s.Message()).WithPlugin(std::string(pl->Name())));
     }
-    if (r.nominated_node_name.has_value()) result = std::move(r);
+    if (r.nominated_node_name.has_value() || r.awaiting_victims) result = std::move(r);
     for (const std::string& reason : s.reasons()) reasons.push_back(reason);
     if (rejector.empty()) rejector = pl->Name();
   }

@@ -19,6 +19,7 @@ using TimePoint = std::chrono::system_clock::time_point;
 
 constexpr std::string_view kNoVictims = "No preemption victims found for incoming pod";
 constexpr std::string_view kNotHelpful = "Preemption is not helpful for scheduling";
+constexpr std::string_view kTerminatingOnNominatedNode = "not eligible due to a terminating pod on the nominated node.";
 
 // upstream util.GetPodStartTime: status.startTime, or "now" for a pod not started yet
 // (later than any real start).
@@ -154,7 +155,7 @@ std::string DefaultPreemption::IneligibilityReason(const api::Pod& pod, const No
     for (const cache::PodEntry& e : node->pods()) {
       // Its victims are still leaving: wait for them rather than evict more pods.
       if (e.pod->Priority() < pod.Priority() && e.pod->IsBeingDeleted())
-        return "not eligible due to a terminating pod on the nominated node.";
+        return std::string(kTerminatingOnNominatedNode);
     }
   }
   return "";
@@ -275,9 +276,13 @@ DefaultPreemption::DryRunResult DefaultPreemption::DryRun(CycleState& state, con
 Status DefaultPreemption::Preempt(CycleState& state, const api::Pod& pod, const NodeToStatusMap& filtered,
                                   PostFilterResult& result) {
   // 1) May this pod preempt at all (now)?
-  if (IsPreempting(pod)) return Status(Code::kUnschedulable, "waiting for the preemption for this pod to be finished");
+  if (IsPreempting(pod)) {
+    result.awaiting_victims = true;
+    return Status(Code::kUnschedulable, "waiting for the preemption for this pod to be finished");
+  }
   if (std::string why = IneligibilityReason(pod, filtered); !why.empty()) {
     KLOG_V(5) << "Pod is not eligible for preemption, pod=\"" << pod.Key() << "\" reason=\"" << why << "\"";
+    result.awaiting_victims = why == kTerminatingOnNominatedNode;
     return Status(Code::kUnschedulable, std::move(why));
   }
   PodPreemptor* preemptor = handle_.Preemptor();
@@ -316,12 +321,12 @@ Status DefaultPreemption::Preempt(CycleState& state, const api::Pod& pod, const 
   if (chosen == dry.candidates.end()) return Status(Code::kUnschedulable, "no candidate node for preemption");
   KLOG_V(2) << "the target node for the preemption is determined, node=\"" << best << "\" pod=\"" << pod.Key()
             << "\" victims=" << chosen->victims.pods.size();
-  PrepareCandidate(*chosen, pod, *preemptor);
+  result.awaiting_victims = PrepareCandidate(*chosen, pod, *preemptor);
   result.nominated_node_name = best;
   return Status();
 }
 
-void DefaultPreemption::PrepareCandidate(const Candidate& c, const api::Pod& pod, PodPreemptor& preemptor) {
+bool DefaultPreemption::PrepareCandidate(const Candidate& c, const api::Pod& pod, PodPreemptor& preemptor) {
   preemptor.ObserveVictims(static_cast<int>(c.victims.pods.size()));
   auto preemptor_pod = std::make_shared<const api::Pod>(pod);
 
@@ -334,17 +339,19 @@ void DefaultPreemption::PrepareCandidate(const Candidate& c, const api::Pod& pod
   }
 
   std::vector<api::PodPtr> to_evict;
+  bool leaving = false;  // victims that will leave through the API (evicted now or before)
   for (const api::PodPtr& victim : c.victims.pods) {
     if (handle_.RejectWaitingPod(victim->metadata.uid, kName, "preempted")) {
       KLOG_V(2) << "Preemptor pod preempted a waiting pod, preemptor=\"" << pod.Key() << "\" waitingPod=\""
                 << victim->Key() << "\" node=\"" << c.node << "\"";
       continue;
     }
+    leaving = true;
     // A graceful delete already under way needs no second call.
     if (victim->IsBeingDeleted()) continue;
     to_evict.push_back(victim);
   }
-  if (to_evict.empty()) return;
+  if (to_evict.empty()) return leaving;
 
   // The evictions run on the API client's threads. Until every one is answered this
   // pod may not preempt again (its next attempt would not yet see the victims leaving
@@ -378,6 +385,7 @@ void DefaultPreemption::PrepareCandidate(const Candidate& c, const api::Pod& pod
                               if (pending->failed.load()) preemptor.PreemptionFailed(preemptor_pod);
                             });
   }
+  return true;
 }
 
 }  // namespace ksched::framework::plugins::defaultpreemption

@@ -88,8 +88,9 @@ class DefaultPreemption final : public PostFilterPlugin {
   DryRunResult DryRun(CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> potential,
                       int32_t offset, int32_t num_candidates);
   // Rejects waiting victims, evicts the others, clears the nominations of lower-priority
-  // pods on the node; the evictions complete asynchronously.
-  void PrepareCandidate(const Candidate& c, const api::Pod& pod, PodPreemptor& preemptor) EXCLUDES(mu_);
+  // pods on the node; the evictions complete asynchronously. True when victims are to
+  // leave the node through the API (evicted now, or already terminating).
+  bool PrepareCandidate(const Candidate& c, const api::Pod& pod, PodPreemptor& preemptor) EXCLUDES(mu_);
 
   const config::DefaultPreemptionArgs args_;
   Handle& handle_;

@@ -148,6 +148,7 @@ TEST(DefaultPreemptionTest, FourFullNodesOneVictimOneNomination) {
   EXPECT_EQ(e.preemptor, "default/high");
   EXPECT_EQ(env.preemptor.attempts, 1);
   EXPECT_EQ(env.preemptor.victim_counts, std::vector<int>{1});
+  EXPECT_TRUE(result.awaiting_victims);  // the queue holds it until the victim is gone
 }
 
 // ---- SelectVictimsOnNode ----
@@ -274,6 +275,7 @@ TEST(DefaultPreemptionTest, PreemptionPolicyNeverIsNotEligible) {
   EXPECT_FALSE(result.nominated_node_name.has_value());
   EXPECT_TRUE(env.preemptor.evictions.empty());
   EXPECT_EQ(env.preemptor.attempts, 1);
+  EXPECT_FALSE(result.awaiting_victims);
 }
 
 TEST(DefaultPreemptionTest, TerminatingVictimOnTheNominatedNodeMeansWait) {
@@ -284,6 +286,7 @@ TEST(DefaultPreemptionTest, TerminatingVictimOnTheNominatedNodeMeansWait) {
   EXPECT_EQ(status.Message(), "preemption: not eligible due to a terminating pod on the nominated node.");
   EXPECT_TRUE(env.preemptor.evictions.empty());
   EXPECT_FALSE(result.nominated_node_name.has_value());
+  EXPECT_TRUE(result.awaiting_victims);
 }
 
 TEST(DefaultPreemptionTest, NoLowerPriorityPodAnywhereClearsTheNomination) {
@@ -293,6 +296,7 @@ TEST(DefaultPreemptionTest, NoLowerPriorityPodAnywhereClearsTheNomination) {
   EXPECT_EQ(status.Message(), "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.");
   ASSERT_TRUE(result.nominated_node_name.has_value());
   EXPECT_EQ(*result.nominated_node_name, "");
+  EXPECT_FALSE(result.awaiting_victims);
 }
 
 TEST(DefaultPreemptionTest, UnresolvableNodesAreNotHelped) {
@@ -321,6 +325,7 @@ TEST(DefaultPreemptionTest, WaitsForItsEvictionsAndGivesUpOnFailure) {
   // While the DELETE is unanswered the pod may not preempt again.
   auto [r2, s2] = env.Run(*high);
   EXPECT_EQ(s2.Message(), "preemption: waiting for the preemption for this pod to be finished");
+  EXPECT_TRUE(r2.awaiting_victims);
   EXPECT_EQ(env.preemptor.evictions.size(), 1u);
   // A failed eviction gives the nomination up and retries the pod.
   env.preemptor.AnswerAll(Unavailable("connection refused"));
