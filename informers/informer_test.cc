@@ -5,6 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -161,6 +164,56 @@ TEST(CurlClientTest, BackgroundRequestsHaveTheirOwnBudgetAndNeverDelayForeground
   EXPECT_THAT(std::vector<std::string>(seen.begin(), seen.begin() + 2), ::testing::UnorderedElementsAre("/bg1", "/fg"));
   EXPECT_EQ(seen[2], "/bg2");
   EXPECT_EQ(seen[3], "/bg3");
+}
+
+// While a foreground request (a bind, an eviction) is in flight, at most
+// max_background_in_flight_beside_foreground background ones are: the server would share
+// its CPU among all of them. The rest start once it is answered.
+TEST(CurlClientTest, FewBackgroundRequestsBesideAForegroundOne) {
+  for (int cap : {2, 5}) {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool release = false;
+    int background_now = 0, background_max = 0;
+    FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+      std::unique_lock l(mu);
+      if (req.path == "/bind") {
+        cv.wait(l, [&] { return release; });
+      } else {
+        background_max = std::max(background_max, ++background_now);
+        l.unlock();
+        std::this_thread::sleep_for(50ms);
+        l.lock();
+        --background_now;
+      }
+      l.unlock();
+      w.Respond(200, "{}");
+    });
+    auto client = NewClientFor(server, {.max_background_in_flight_beside_foreground = cap});
+    ASSERT_TRUE(client.ok());
+    // First an answered request: until one is, curl waits to learn whether the server
+    // multiplexes before it opens a second connection.
+    ASSERT_TRUE((*client)->Do({.path = "/warm-up"}).ok());
+    {
+      std::lock_guard l(mu);
+      background_max = background_now = 0;
+    }
+    std::atomic<bool> bound{false};
+    (*client)->Send({.path = "/bind"}, [&](StatusOr<Response> r) { bound = r.ok(); });
+    std::this_thread::sleep_for(50ms);  // the bind is in flight
+    std::atomic<int> done{0};
+    for (int i = 0; i < 8; ++i)
+      (*client)->Send({.path = "/event", .background = true}, [&](StatusOr<Response>) { ++done; });
+    const bool all_done = Eventually([&] { return done.load() == 8; });
+    {
+      std::lock_guard l(mu);
+      EXPECT_TRUE(all_done) << "cap " << cap;
+      EXPECT_EQ(background_max, cap);
+      release = true;  // also when failing: the server's destructor joins the bind's thread
+    }
+    cv.notify_all();
+    EXPECT_TRUE(Eventually([&] { return bound.load(); }));
+  }
 }
 
 // Events and status patches pile up while the API server is slow: past

@@ -320,15 +320,17 @@ const std::string& NodeInfo::name() const {
   return node_ ? node_->Name() : kEmpty;
 }
 
-void NodeInfo::AddPod(api::PodPtr pod) {
+PodEntry MakePodEntry(api::PodPtr pod) {
   PodEntry e;
   e.request = ComputePodRequest(*pod);
   e.has_affinity = api::HasPodAffinityTerms(*pod);
   e.has_required_anti_affinity = api::HasRequiredPodAntiAffinity(*pod);
   if (e.has_affinity) e.affinity_terms = api::ParsePodAffinityTerms(*pod);
   e.pod = std::move(pod);
-  AddPodEntry(std::move(e));
+  return e;
 }
+
+void NodeInfo::AddPod(api::PodPtr pod) { AddPodEntry(MakePodEntry(std::move(pod))); }
 
 void NodeInfo::AddPodEntry(PodEntry e) {
   requested_.Add(e.request.request);

@@ -94,6 +94,9 @@ struct PodEntry {
   std::shared_ptr<const api::PodAffinityTerms> affinity_terms;
 };
 
+// The entry of a pod: its request, host ports and affinity terms computed once.
+PodEntry MakePodEntry(api::PodPtr pod);
+
 struct ImageStateSummary {
   int64_t size = 0;       // bytes
   int32_t num_nodes = 0;  // nodes that have the image
@@ -124,6 +127,7 @@ class NodeInfo {
   const api::Node* node() const { return node_.get(); }
   const std::string& name() const;
 
+  // Adds MakePodEntry(pod).
   void AddPod(api::PodPtr pod);
   // Adds an entry computed earlier (e.g. one taken off a copy of this node).
   void AddPodEntry(PodEntry entry);

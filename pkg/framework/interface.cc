@@ -21,6 +21,7 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
   out->skip_filter_plugins = skip_filter_plugins;
   out->skip_score_plugins = skip_score_plugins;
   out->skip_filter_mask = skip_filter_mask;
+  out->pre_filter_extensions_active = pre_filter_extensions_active;
   out->record_plugin_metrics = record_plugin_metrics;
   return out;
 }

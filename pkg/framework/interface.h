@@ -84,6 +84,10 @@ class CycleState {
   // Bit i set: the framework's i-th Filter plugin is in skip_filter_plugins. Computed by
   // the framework after PreFilter so the per-node loop needs no name lookups.
   uint64_t skip_filter_mask = 0;
+  // Whether a PreFilter plugin that was not skipped has PreFilterExtensions: only then
+  // do what-if runs (nominated pods, preemption) write into the state and need a clone
+  // of it. Set after PreFilter; true until then.
+  bool pre_filter_extensions_active = true;
   // Whether this cycle records per-plugin durations (upstream samples 10% of cycles:
   // timing every plugin on every node of every cycle would cost more than the plugins).
   bool record_plugin_metrics = false;

@@ -27,6 +27,7 @@
 #include "pkg/framework/registry.h"
 #include "pkg/framework/runtime/metrics_recorder.h"
 #include "pkg/framework/runtime/parallelizer.h"
+#include "pkg/framework/runtime/pod_entry_memo.h"
 #include "pkg/framework/runtime/waiting_pods.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/status.h"
@@ -210,6 +211,7 @@ class Framework : public Handle {
   std::vector<PostBindPlugin*> post_bind_;
 
   WaitingPodsMap waiting_pods_;
+  PodEntryMemo nominated_entries_;  // nominated pods added to node copies by filters
 };
 
 // Builds the framework for a defaulted, validated profile: instantiates every plugin the

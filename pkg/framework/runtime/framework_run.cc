@@ -102,6 +102,9 @@ std::pair<PreFilterResult, Status> Framework::RunPreFilterPlugins(CycleState& st
   for (size_t i = 0; i < filter_.size() && i < 64; ++i) {
     if (state.skip_filter_plugins.contains(filter_[i]->Name())) state.skip_filter_mask |= uint64_t{1} << i;
   }
+  state.pre_filter_extensions_active = std::any_of(pre_filter_.begin(), pre_filter_.end(), [&](PreFilterPlugin* pl) {
+    return pl->Extensions() != nullptr && !state.skip_filter_plugins.contains(pl->Name());
+  });
   return finish(Status());
 }
 
@@ -162,29 +165,25 @@ void Framework::RunAllFilterPlugins(const CycleState& state, const api::Pod& pod
 
 Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
                                                     const cache::NodeInfo& node) const {
+  if (options_.nominator == nullptr || node.node() == nullptr || !options_.nominator->HasNominatedPods())
+    return RunFilterPlugins(state, pod, node);
   // First pass: with nominated pods of higher or equal priority, which the pod must not
   // displace.
+  std::vector<api::PodPtr> nominated = options_.nominator->NominatedPodsForNode(node.name());
+  std::erase_if(nominated, [&](const api::PodPtr& p) { return p->Priority() < pod.Priority() || SamePod(*p, pod); });
+  if (nominated.empty()) return RunFilterPlugins(state, pod, node);
+  // One copy per thread, reused: its vectors keep their capacity from node to node.
+  thread_local cache::NodeInfo node_with;
+  node_with = node;
   std::unique_ptr<CycleState> state_with;
-  std::optional<cache::NodeInfo> node_with;
-  if (options_.nominator != nullptr && node.node() != nullptr && options_.nominator->HasNominatedPods()) {
-    std::vector<api::PodPtr> nominated = options_.nominator->NominatedPodsForNode(node.name());
-    const std::string own_key = WaitingPodKey(pod);
-    for (const api::PodPtr& p : nominated) {
-      if (p->Priority() < pod.Priority() || WaitingPodKey(*p) == own_key) continue;
-      if (!node_with) {
-        node_with.emplace(node);
-        state_with = state.Clone();
-      }
-      node_with->AddPod(p);
-      const std::vector<cache::PodEntry>& pods = node_with->pods();
-      auto entry = std::find_if(pods.rbegin(), pods.rend(), [&](const cache::PodEntry& e) { return e.pod == p; });
-      if (entry == pods.rend()) continue;
-      Status s = RunPreFilterExtensionAddPod(*state_with, pod, *entry, *node_with);
-      if (!s.IsSuccess()) return s;
-    }
+  if (state.pre_filter_extensions_active) state_with = state.Clone();  // AddPod extensions write into it
+  for (const api::PodPtr& p : nominated) {
+    node_with.AddPodEntry(nominated_entries_.Get(p));
+    if (!state_with) continue;
+    Status s = RunPreFilterExtensionAddPod(*state_with, pod, node_with.pods().back(), node_with);
+    if (!s.IsSuccess()) return s;
   }
-  if (!node_with) return RunFilterPlugins(state, pod, node);
-  Status s = RunFilterPlugins(*state_with, pod, *node_with);
+  Status s = RunFilterPlugins(state_with ? *state_with : state, pod, node_with);
   if (!s.IsSuccess()) return s;
   // Second pass: without them, since they may end up elsewhere (pod affinity to a
   // nominated pod must not be relied on).

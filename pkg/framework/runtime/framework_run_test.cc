@@ -260,6 +260,36 @@ TEST(RunPreFilterExtensionRemovePod, RunsEachExtensionInOrderExceptSkipped) {
   EXPECT_THAT(log.entries(), ElementsAre("RemovePod:A:victim@node-0", "RemovePod:C:victim@node-0"));
 }
 
+// pre_filter_extensions_active says whether what-if runs must clone the state: only when
+// a plugin with extensions was not skipped. The nominated pods' pass then runs AddPod on
+// its clone, never on the cycle's own state.
+TEST(RunFilterPluginsWithNominatedPods, AddPodExtensionsOnlyWhenActive) {
+  for (bool skipped : {true, false}) {
+    CallLog log;
+    Registry registry = BaseRegistry();
+    Register(registry, std::make_unique<FakePreFilterWithExtensions>("Ext", &log,
+                                                                     skipped ? Status(Code::kSkip) : Status()));
+    config::KubeSchedulerProfile profile = BaseProfile();
+    Enable(profile.plugins.pre_filter, {"Ext"});
+    FakeNominator nominator;
+    nominator.pods = {MakePod("other", 10)};
+    auto fw = Build(registry, profile, {.nominator = &nominator, .parallelism = 1});
+    cache::Snapshot snap = MakeSnapshot(1);
+    CycleState state;
+    EXPECT_TRUE(state.pre_filter_extensions_active);  // unknown before PreFilter
+    auto pod = MakePod("p", 1);
+    ASSERT_TRUE(fw->RunPreFilterPlugins(state, *pod).second.IsSuccess());
+    EXPECT_EQ(state.pre_filter_extensions_active, !skipped);
+    EXPECT_EQ(state.Clone()->pre_filter_extensions_active, !skipped);
+    EXPECT_TRUE(fw->RunFilterPluginsWithNominatedPods(state, *pod, *snap.Get("node-0")).IsSuccess());
+    if (skipped) {
+      EXPECT_TRUE(log.entries().empty());
+    } else {
+      EXPECT_THAT(log.entries(), ElementsAre("AddPod:Ext:other@node-0"));
+    }
+  }
+}
+
 // A failing RemovePod stops the run and comes back as an error naming the plugin
 // (upstream: "running RemovePod on PreFilter plugin %q"), whatever code it returned.
 TEST(RunPreFilterExtensionRemovePod, FailureIsAnErrorNamingThePlugin) {

@@ -167,8 +167,24 @@ int32_t DefaultPreemption::NumCandidates(int32_t num_nodes) const {
   return static_cast<int32_t>(std::min<int64_t>(n, num_nodes));
 }
 
-bool DefaultPreemption::IsPreempting(const api::Pod& pod) const {
+bool DefaultPreemption::VictimsStillThere(const Preempting& p) const {
+  const cache::NodeInfo* node = handle_.Snapshot().Get(p.node);
+  if (node == nullptr) return false;
+  for (const api::PodPtr& victim : p.victims) {
+    for (const cache::PodEntry& e : node->pods()) {
+      if (e.pod->metadata.uid == victim->metadata.uid && !e.pod->IsBeingDeleted()) return true;
+    }
+  }
+  return false;
+}
+
+bool DefaultPreemption::IsPreempting(const api::Pod& pod) {
   MutexLock lock(mu_);
+  // Answered preemptions are forgotten once the snapshot shows their victims leaving
+  // (this pod's, and any other's: a preemptor bound meanwhile never asks again).
+  for (auto it = preempting_.begin(); it != preempting_.end();) {
+    it = it->second.answered && !VictimsStillThere(it->second) ? preempting_.erase(it) : std::next(it);
+  }
   return preempting_.contains(cache::PodCacheKey(pod));
 }
 
@@ -247,9 +263,11 @@ DefaultPreemption::DryRunResult DefaultPreemption::DryRun(CycleState& state, con
       [&](int i) {
         const cache::NodeInfo& original = *potential[(offset + i) % n];
         cache::NodeInfo node(original);
-        std::unique_ptr<CycleState> state_copy = state.Clone();
+        // A clone only for PreFilter extensions to write into; without any the state is
+        // only read, and every worker may share it.
+        std::unique_ptr<CycleState> state_copy = state.pre_filter_extensions_active ? state.Clone() : nullptr;
         Victims victims;
-        Status s = SelectVictimsOnNode(*state_copy, pod, node, victims);
+        Status s = SelectVictimsOnNode(state_copy ? *state_copy : state, pod, node, victims);
         MutexLock lock(mu);
         if (s.IsSuccess() && !victims.pods.empty()) {
           auto& list = victims.num_pdb_violations == 0 ? non_violating : violating;
@@ -359,7 +377,7 @@ bool DefaultPreemption::PrepareCandidate(const Candidate& c, const api::Pod& pod
   const std::string id = cache::PodCacheKey(pod);
   {
     MutexLock lock(mu_);
-    preempting_.insert(id);
+    preempting_.insert_or_assign(id, Preempting{.node = c.node, .victims = to_evict});
   }
   struct Pending {
     std::atomic<size_t> left;
@@ -380,7 +398,11 @@ bool DefaultPreemption::PrepareCandidate(const Candidate& c, const api::Pod& pod
                               if (pending->left.fetch_sub(1) != 1) return;
                               {
                                 MutexLock lock(mu_);
-                                preempting_.erase(id);
+                                if (pending->failed.load()) {
+                                  preempting_.erase(id);
+                                } else if (auto it = preempting_.find(id); it != preempting_.end()) {
+                                  it->second.answered = true;
+                                }
                               }
                               if (pending->failed.load()) preemptor.PreemptionFailed(preemptor_pod);
                             });

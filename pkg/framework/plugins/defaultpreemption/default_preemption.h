@@ -15,7 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -74,8 +74,10 @@ class DefaultPreemption final : public PostFilterPlugin {
   // upstream SelectVictimsOnNode on `node` (a copy the call may change) and `state` (a
   // clone): Success with the victims, or why the pod cannot fit there even so.
   Status SelectVictimsOnNode(CycleState& state, const api::Pod& pod, cache::NodeInfo& node, Victims& victims) const;
-  // Whether the victims of an earlier preemption of this pod are still being evicted.
-  bool IsPreempting(const api::Pod& pod) const EXCLUDES(mu_);
+  // Whether the victims of an earlier preemption of this pod are still being evicted:
+  // their DELETEs are unanswered, or the snapshot does not show them leaving yet (the
+  // watch runs behind our own writes; a decision on such a view would preempt again).
+  bool IsPreempting(const api::Pod& pod) EXCLUDES(mu_);
 
  private:
   struct DryRunResult {
@@ -96,7 +98,15 @@ class DefaultPreemption final : public PostFilterPlugin {
   Handle& handle_;
   std::minstd_rand rng_;  // the dry run's random start (scheduling thread only)
   mutable Mutex mu_;
-  std::unordered_set<std::string> preempting_ GUARDED_BY(mu_);  // preemptors' uids
+  struct Preempting {
+    bool answered = false;  // every eviction of this preemption was answered, successfully
+    std::string node;
+    std::vector<api::PodPtr> victims;
+  };
+  // Whether the snapshot still shows one of p's victims on its node, not leaving.
+  bool VictimsStillThere(const Preempting& p) const;
+  // By preemptor (PodCacheKey).
+  std::unordered_map<std::string, Preempting> preempting_ GUARDED_BY(mu_);
 };
 
 }  // namespace ksched::framework::plugins::defaultpreemption

@@ -338,6 +338,29 @@ TEST(DefaultPreemptionTest, WaitsForItsEvictionsAndGivesUpOnFailure) {
   EXPECT_EQ(env.preemptor.failed.size(), 1u);
 }
 
+// Answered evictions are not enough: until the snapshot shows the victims leaving (the
+// watch runs behind our own DELETEs), a new attempt would see them in place and preempt
+// again.
+TEST(DefaultPreemptionTest, WaitsUntilTheSnapshotShowsItsVictimsLeaving) {
+  Env env({Node("n1")}, {Pod("low", 0, "900m", "n1")});
+  auto high = PodBuilder("high").UID("uid-high").Priority(100).Req({{"cpu", "900m"}}).NominatedNodeName("n1").Obj();
+  auto [r1, s1] = env.Run(*high);
+  ASSERT_TRUE(s1.IsSuccess()) << s1.Message();
+  env.preemptor.AnswerAll();
+  EXPECT_TRUE(env.preemptor.failed.empty());
+  auto [r2, s2] = env.Run(*high);
+  EXPECT_EQ(s2.Message(), "preemption: waiting for the preemption for this pod to be finished");
+  EXPECT_TRUE(r2.awaiting_victims);
+  EXPECT_EQ(env.preemptor.evictions.size(), 1u);
+  // The watch catches up: the victim is terminating.
+  env.snapshot = cache::Snapshot::FromObjects(
+      {Node("n1")}, {PodBuilder("low").UID("uid-low").Priority(0).Req({{"cpu", "900m"}}).Node("n1").Terminating().Obj()});
+  auto [r3, s3] = env.Run(*high);
+  EXPECT_EQ(s3.Message(), "preemption: not eligible due to a terminating pod on the nominated node.");
+  EXPECT_TRUE(r3.awaiting_victims);
+  EXPECT_EQ(env.preemptor.evictions.size(), 1u);
+}
+
 TEST(DefaultPreemptionTest, LowerPriorityNominatedPodsLoseTheirNomination) {
   Env env({Node("n1")}, {Pod("low", 0, "900m", "n1")});
   env.nominator.by_node["n1"] = {Pod("nominated-low", 50, "100m"), Pod("nominated-high", 500, "100m")};
