@@ -40,6 +40,9 @@ struct Request {
   // Events and status writes: started only while no foreground request (a bind) waits,
   // under a rate budget of their own, so a storm of them never delays binds.
   bool background = false;
+  // Foreground requests that finish work rather than start it (binds): they go ahead of
+  // the other waiting foreground requests (e.g. a burst of preemption's evictions).
+  bool first = false;
   // Retry after a connection error even though this is not a GET: for writes that are
   // safe to repeat (an event's create is refused as AlreadyExists the second time; a
   // condition patch is idempotent). Binds are never marked so.

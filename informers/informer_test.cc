@@ -216,6 +216,42 @@ TEST(CurlClientTest, FewBackgroundRequestsBesideAForegroundOne) {
   }
 }
 
+// A bind (Request::first) waiting to start goes ahead of the other waiting foreground
+// requests (a burst of evictions), binds among themselves in order.
+TEST(CurlClientTest, BindsGoAheadOfWaitingForegroundRequests) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  std::vector<std::string> seen;
+  FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+    std::unique_lock l(mu);
+    seen.push_back(req.path);
+    if (req.path == "/a") cv.wait(l, [&] { return release; });
+    l.unlock();
+    w.Respond(200, "{}");
+  });
+  auto client = NewClientFor(server, {.max_in_flight = 1});
+  ASSERT_TRUE(client.ok());
+  std::atomic<int> done{0};
+  auto count = [&](StatusOr<Response>) { ++done; };
+  (*client)->Send({.path = "/a"}, count);
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard l(mu);
+    return seen.size() == 1;
+  }));
+  for (std::string p : {"/delete1", "/delete2"}) (*client)->Send({.path = p}, count);
+  for (std::string p : {"/bind1", "/bind2"}) (*client)->Send({.path = p, .first = true}, count);
+  std::this_thread::sleep_for(50ms);  // all four wait behind /a
+  {
+    std::lock_guard l(mu);
+    release = true;
+  }
+  cv.notify_all();
+  ASSERT_TRUE(Eventually([&] { return done.load() == 5; }));
+  std::lock_guard l(mu);
+  EXPECT_EQ(seen, (std::vector<std::string>{"/a", "/bind1", "/bind2", "/delete1", "/delete2"}));
+}
+
 // Events and status patches pile up while the API server is slow: past
 // max_queued_background the oldest waiting one is failed (dropped), never a bind.
 TEST(CurlClientTest, BackgroundQueueIsBounded) {

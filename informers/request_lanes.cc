@@ -1,6 +1,7 @@
 #include "informers/request_lanes.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
 
 #include "pkg/util/log.h"
@@ -24,10 +25,16 @@ RequestLanes::RequestLanes(const RestConfig& config, const CurlClientOptions& op
 void RequestLanes::Enqueue(std::unique_ptr<Transfer> t) {
   const bool background = t->req.background;
   Lane& lane = lanes_[background ? 1 : 0];
-  lane.ready.push_back(std::move(t));
+  if (t->req.first) {
+    lane.ready.insert(lane.ready.begin() + static_cast<std::ptrdiff_t>(lane.first), std::move(t));
+    ++lane.first;
+  } else {
+    lane.ready.push_back(std::move(t));
+  }
   if (background && lane.ready.size() > options_.max_queued_background) {
     std::unique_ptr<Transfer> dropped = std::move(lane.ready.front());
     lane.ready.pop_front();
+    if (lane.first > 0) --lane.first;
     if (++dropped_background_ % 1000 == 1)
       KLOG(WARNING) << "API client: " << dropped_background_ << " background request(s) dropped so far, "
                     << "queue full (" << options_.max_queued_background << "), e.g. "
@@ -60,6 +67,7 @@ void RequestLanes::StartDue(const std::function<void(std::unique_ptr<Transfer>)>
       }
       auto next = std::move(t);
       lane.ready.pop_front();
+      if (lane.first > 0) --lane.first;
       start(std::move(next));
     }
   }
@@ -75,7 +83,10 @@ Clock::time_point RequestLanes::NextDue(Clock::time_point now) const {
 
 void RequestLanes::Cancel(uint64_t watch_id) {
   auto is_it = [&](const auto& t) { return t->watch && t->watch->id == watch_id; };
-  for (Lane& lane : lanes_) std::erase_if(lane.ready, is_it);
+  for (Lane& lane : lanes_) {
+    // Watches are never marked first: the leading ones stay.
+    std::erase_if(lane.ready, is_it);
+  }
   std::erase_if(delayed_, [&](const auto& kv) { return is_it(kv.second); });
 }
 
@@ -83,6 +94,7 @@ void RequestLanes::Drain(const std::function<void(std::unique_ptr<Transfer>&)>& 
   for (Lane& lane : lanes_) {
     for (auto& t : lane.ready) fn(t);
     lane.ready.clear();
+    lane.first = 0;
   }
   for (auto& [at, t] : delayed_) fn(t);
   delayed_.clear();

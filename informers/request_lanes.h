@@ -7,6 +7,8 @@
 // lists, watches) and background ones (events, status patches). Background requests
 // start only while no foreground request waits, and a full background lane drops its
 // oldest request, as upstream's event broadcaster drops events when its queue is full.
+// Requests marked Request::first (binds) queue ahead of the rest of their lane, in
+// their own order.
 //
 // Not thread-safe: the client's I/O thread owns it.
 #pragma once
@@ -71,6 +73,7 @@ class RequestLanes {
     Lane(double qps, int burst, Clock::time_point now) : bucket(qps, burst, now) {}
     TokenBucket bucket;
     std::deque<std::unique_ptr<Transfer>> ready;  // waiting to start
+    size_t first = 0;                             // leading requests marked Request::first
     Clock::time_point free_at{};                  // the limiter's next token
   };
 

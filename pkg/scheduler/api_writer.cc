@@ -30,7 +30,8 @@ std::string EventName(const api::Pod& pod, Clock::wall_time now) {
 informers::Request BindingRequest(const api::Pod& pod, std::string_view node_name) {
   return {.verb = informers::Verb::kPost,
           .path = PodPath(pod) + "/binding",
-          .body = api::EncodeBinding(pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid, node_name)};
+          .body = api::EncodeBinding(pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid, node_name),
+          .first = true};
 }
 
 }  // namespace
