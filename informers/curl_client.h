@@ -48,10 +48,10 @@ struct CurlClientOptions {
   // Keeps a burst from overrunning the server's HTTP/2 stream limit and the connect
   // timeout of transfers queued behind it.
   int max_in_flight = 200;
-  // Background requests in flight at once while a foreground one is (more start only
-  // when none is): the server serves every request in flight at once, so a backlog of
-  // events would otherwise take most of its CPU from the binds and evictions.
-  int max_background_in_flight_beside_foreground = 8;
+  // Background requests in flight at once: the server serves every request in flight
+  // at the same time, so a backlog of events started all at once would take most of its
+  // CPU from the binds and evictions that come next.
+  int max_background_in_flight = 8;
   // Rate budget of background requests (Request::background); unset: the same qps and
   // burst as the config, in a bucket of their own (upstream gives events a client of
   // their own with the same limits).

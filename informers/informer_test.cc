@@ -166,10 +166,10 @@ TEST(CurlClientTest, BackgroundRequestsHaveTheirOwnBudgetAndNeverDelayForeground
   EXPECT_EQ(seen[3], "/bg3");
 }
 
-// While a foreground request (a bind, an eviction) is in flight, at most
-// max_background_in_flight_beside_foreground background ones are: the server would share
-// its CPU among all of them. The rest start once it is answered.
-TEST(CurlClientTest, FewBackgroundRequestsBesideAForegroundOne) {
+// At most max_background_in_flight background requests are in flight, beside a
+// foreground one (a bind, an eviction) or not: the server shares its CPU among all of
+// them.
+TEST(CurlClientTest, FewBackgroundRequestsAtOnce) {
   for (int cap : {2, 5}) {
     std::mutex mu;
     std::condition_variable cv;
@@ -189,7 +189,7 @@ TEST(CurlClientTest, FewBackgroundRequestsBesideAForegroundOne) {
       l.unlock();
       w.Respond(200, "{}");
     });
-    auto client = NewClientFor(server, {.max_background_in_flight_beside_foreground = cap});
+    auto client = NewClientFor(server, {.max_background_in_flight = cap});
     ASSERT_TRUE(client.ok());
     // First an answered request: until one is, curl waits to learn whether the server
     // multiplexes before it opens a second connection.

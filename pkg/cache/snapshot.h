@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pkg/cache/node_info.h"
+#include "pkg/util/strings.h"
 
 namespace ksched::cache {
 
@@ -53,12 +54,7 @@ class Snapshot {
   void ReplaceInLists(Entry& entry, NodeInfoPtr info);
 
   // Transparent, so Get(string_view) needs no temporary string.
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-
-  std::unordered_map<std::string, Entry, NameHash, std::equal_to<>> by_name_;
+  std::unordered_map<std::string, Entry, StringViewHash, std::equal_to<>> by_name_;
   std::vector<NodeInfoPtr> list_;
   std::vector<NodeInfoPtr> with_affinity_;
   std::vector<NodeInfoPtr> with_required_anti_affinity_;

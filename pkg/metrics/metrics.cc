@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pkg/util/mutex.h"
+#include "pkg/util/strings.h"
 
 namespace ksched::metrics {
 namespace {
@@ -70,11 +71,6 @@ void AddGauge(prometheus::MetricFamily& family, std::vector<prometheus::ClientMe
   family.metric.push_back(std::move(metric));
 }
 
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
 // prometheus-cpp's Family::Add constructs a whole new metric (for a histogram, every
 // bucket) before it looks the labels up, so calling it per observation allocates on the
 // hot path. Handles caches the metric of each label-value combination, keyed by the
@@ -116,7 +112,7 @@ class Handles {
   const std::vector<std::string> names_;
   const Histogram::BucketBoundaries* const buckets_;
   SharedMutex mu_;
-  std::unordered_map<std::string, T*, StringHash, std::equal_to<>> cache_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, T*, StringViewHash, std::equal_to<>> cache_ GUARDED_BY(mu_);
 };
 
 }  // namespace

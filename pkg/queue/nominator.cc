@@ -9,7 +9,7 @@ std::string Nominator::IdOf(const api::Pod& pod) {
 }
 
 void Nominator::AddNominatedPod(const api::PodPtr& pod, const NominatingInfo& info) {
-  MutexLock lock(mu_);
+  WriterMutexLock lock(mu_);
   AddLocked(pod, info);
 }
 
@@ -41,12 +41,12 @@ void Nominator::DeleteLocked(const std::string& id) {
 }
 
 void Nominator::DeleteNominatedPodIfExists(const api::Pod& pod) {
-  MutexLock lock(mu_);
+  WriterMutexLock lock(mu_);
   DeleteLocked(IdOf(pod));
 }
 
 void Nominator::UpdateNominatedPod(const api::Pod& old_pod, const api::PodPtr& new_pod) {
-  MutexLock lock(mu_);
+  WriterMutexLock lock(mu_);
   NominatingInfo info;
   // Only when neither version names a node do we keep the in-memory nomination: the
   // update may predate our own write of nominatedNodeName. Any explicit change wins.
@@ -59,20 +59,20 @@ void Nominator::UpdateNominatedPod(const api::Pod& old_pod, const api::PodPtr& n
 }
 
 std::vector<api::PodPtr> Nominator::NominatedPodsForNode(std::string_view node) const {
-  MutexLock lock(mu_);
-  auto it = by_node_.find(std::string(node));
+  ReaderMutexLock lock(mu_);
+  auto it = by_node_.find(node);
   if (it == by_node_.end()) return {};
   return it->second;
 }
 
 std::string Nominator::NominatedNodeFor(const api::Pod& pod) const {
-  MutexLock lock(mu_);
+  ReaderMutexLock lock(mu_);
   auto it = node_of_.find(IdOf(pod));
   return it == node_of_.end() ? std::string() : it->second;
 }
 
 size_t Nominator::size() const {
-  MutexLock lock(mu_);
+  ReaderMutexLock lock(mu_);
   return node_of_.size();
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 
 #include "pkg/api/types.h"
 #include "pkg/util/mutex.h"
+#include "pkg/util/strings.h"
 
 namespace ksched::queue {
 
@@ -45,8 +47,10 @@ class Nominator {
   void AddLocked(const api::PodPtr& pod, const NominatingInfo& info) REQUIRES(mu_);
   void DeleteLocked(const std::string& id) REQUIRES(mu_);
 
-  mutable Mutex mu_;
-  std::unordered_map<std::string, std::vector<api::PodPtr>> by_node_ GUARDED_BY(mu_);
+  // Readers share it: the filters of every worker ask for every node of every cycle.
+  mutable SharedMutex mu_;
+  std::unordered_map<std::string, std::vector<api::PodPtr>, StringViewHash, std::equal_to<>> by_node_
+      GUARDED_BY(mu_);
   std::unordered_map<std::string, std::string> node_of_ GUARDED_BY(mu_);  // id -> node
   std::atomic<size_t> count_{0};  // node_of_.size(), for empty()
 };

@@ -253,9 +253,13 @@ PriorityQueue::Strategy PriorityQueue::ReplayInFlightEvents(const QueuedPodInfo&
   const ClusterEventMap& map = ProfileFor(info.pod()).cluster_event_map;
   std::vector<const RegisteredHint*> hints;
   Strategy result = Strategy::kSkip;
-  // A pod not in flight has no events: it stays unschedulable until the next one.
+  // An activation during the attempt wins, whatever came before it (an earlier event's
+  // "after backoff" must not hide it).
   for (const InFlightEvent& e : in_flight_.EventsOf(id)) {
     if (e.force_activate) return Strategy::kImmediately;
+  }
+  // A pod not in flight has no events: it stays unschedulable until the next one.
+  for (const InFlightEvent& e : in_flight_.EventsOf(id)) {
     hints.clear();
     map.MatchingHints(e.event, &hints);
     switch (WorthRequeuing(info, e.event, hints, e.old_obj.get(), e.new_obj.get())) {

@@ -359,9 +359,11 @@ TEST_F(QueueHintsTest, AwaitingPreemptionIsHeldInBackoffUntilItsVictimsGo) {
 }
 
 // In flight when its victims go: the attempt may have seen them, so the failure that
-// follows sends it straight back to activeQ.
+// follows sends it straight back to activeQ, also when an event that only asks for a
+// retry after backoff (a victim's deletion) came first.
 TEST_F(QueueHintsTest, AwaitingPreemptionInFlightIsRequeuedToActive) {
   QueuedPodInfoPtr info = AddAndPop(ZonePod("p"));
+  q_->MoveAllToActiveOrBackoffQueue(framework::kNodeAdd, nullptr, Node("cd"));  // Fit: after backoff
   api::PodPtr pods[] = {info->pod_ptr()};
   q_->ActivateAwaitingPreemption(pods);
   info->awaiting_preemption = true;

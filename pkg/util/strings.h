@@ -2,6 +2,8 @@
 #ifndef KSCHED_PKG_UTIL_STRINGS_H_
 #define KSCHED_PKG_UTIL_STRINGS_H_
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +20,13 @@ inline std::string Quoted(std::string_view s) {
   out += '"';
   return out;
 }
+
+// Transparent hash for unordered containers keyed by std::string (with
+// std::equal_to<>): lookups by string_view build no temporary string.
+struct StringViewHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
 
 }  // namespace ksched
 

@@ -262,7 +262,9 @@ DefaultPreemption::DryRunResult DefaultPreemption::DryRun(CycleState& state, con
       n,
       [&](int i) {
         const cache::NodeInfo& original = *potential[(offset + i) % n];
-        cache::NodeInfo node(original);
+        // One copy per thread, reused from node to node: its vectors keep their capacity.
+        thread_local cache::NodeInfo node;
+        node = original;
         // A clone only for PreFilter extensions to write into; without any the state is
         // only read, and every worker may share it.
         std::unique_ptr<CycleState> state_copy = state.pre_filter_extensions_active ? state.Clone() : nullptr;

@@ -18,6 +18,7 @@
 #include "pkg/cache/node_info.h"
 #include "pkg/framework/interface.h"
 #include "pkg/util/string_index.h"
+#include "pkg/util/strings.h"
 
 namespace ksched::framework::plugins::podtopologyspread {
 
@@ -72,11 +73,6 @@ bool PodLabelsMatchSpreadConstraints(const Constraints& constraints, const api::
 // The pods of `pods` in namespace `ns`, not terminating, that `c` selects (upstream
 // countPodsMatchSelector; an empty selector counts nothing).
 int64_t CountPodsMatchSelector(const std::vector<cache::PodEntry>& pods, const Constraint& c, std::string_view ns);
-
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
 
 // The topology values (domains) of one constraint, interned once per cycle to dense
 // indices, with a matching-pod count each. Lookups take a string_view: no allocation.
@@ -135,7 +131,7 @@ struct PreFilterState final : StateData {
 struct PreScoreState final : StateData {
   std::shared_ptr<const Constraints> constraints;
   // Feasible nodes missing a topology key: they score 0.
-  std::unordered_set<std::string, StringHash, std::equal_to<>> ignored_nodes;
+  std::unordered_set<std::string, StringViewHash, std::equal_to<>> ignored_nodes;
   std::vector<DomainCounts> domains;  // per constraint; unused for hostname ones
   std::vector<double> normalizing_weights;  // per constraint
 
