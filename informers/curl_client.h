@@ -48,10 +48,6 @@ struct CurlClientOptions {
   // Keeps a burst from overrunning the server's HTTP/2 stream limit and the connect
   // timeout of transfers queued behind it.
   int max_in_flight = 200;
-  // Background requests in flight at once: the server serves every request in flight
-  // at the same time, so a backlog of events started all at once would take most of its
-  // CPU from the binds and evictions that come next.
-  int max_background_in_flight = 8;
   // Rate budget of background requests (Request::background); unset: the same qps and
   // burst as the config, in a bucket of their own (upstream gives events a client of
   // their own with the same limits).

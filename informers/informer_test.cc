@@ -166,56 +166,6 @@ TEST(CurlClientTest, BackgroundRequestsHaveTheirOwnBudgetAndNeverDelayForeground
   EXPECT_EQ(seen[3], "/bg3");
 }
 
-// At most max_background_in_flight background requests are in flight, beside a
-// foreground one (a bind, an eviction) or not: the server shares its CPU among all of
-// them.
-TEST(CurlClientTest, FewBackgroundRequestsAtOnce) {
-  for (int cap : {2, 5}) {
-    std::mutex mu;
-    std::condition_variable cv;
-    bool release = false;
-    int background_now = 0, background_max = 0;
-    FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
-      std::unique_lock l(mu);
-      if (req.path == "/bind") {
-        cv.wait(l, [&] { return release; });
-      } else {
-        background_max = std::max(background_max, ++background_now);
-        l.unlock();
-        std::this_thread::sleep_for(50ms);
-        l.lock();
-        --background_now;
-      }
-      l.unlock();
-      w.Respond(200, "{}");
-    });
-    auto client = NewClientFor(server, {.max_background_in_flight = cap});
-    ASSERT_TRUE(client.ok());
-    // First an answered request: until one is, curl waits to learn whether the server
-    // multiplexes before it opens a second connection.
-    ASSERT_TRUE((*client)->Do({.path = "/warm-up"}).ok());
-    {
-      std::lock_guard l(mu);
-      background_max = background_now = 0;
-    }
-    std::atomic<bool> bound{false};
-    (*client)->Send({.path = "/bind"}, [&](StatusOr<Response> r) { bound = r.ok(); });
-    std::this_thread::sleep_for(50ms);  // the bind is in flight
-    std::atomic<int> done{0};
-    for (int i = 0; i < 8; ++i)
-      (*client)->Send({.path = "/event", .background = true}, [&](StatusOr<Response>) { ++done; });
-    const bool all_done = Eventually([&] { return done.load() == 8; });
-    {
-      std::lock_guard l(mu);
-      EXPECT_TRUE(all_done) << "cap " << cap;
-      EXPECT_EQ(background_max, cap);
-      release = true;  // also when failing: the server's destructor joins the bind's thread
-    }
-    cv.notify_all();
-    EXPECT_TRUE(Eventually([&] { return bound.load(); }));
-  }
-}
-
 // A bind (Request::first) waiting to start goes ahead of the other waiting foreground
 // requests (a burst of evictions), binds among themselves in order.
 TEST(CurlClientTest, BindsGoAheadOfWaitingForegroundRequests) {

@@ -55,9 +55,6 @@ void RequestLanes::StartDue(const std::function<void(std::unique_ptr<Transfer>)>
     while (!lane.ready.empty() && now >= lane.free_at) {
       auto& t = lane.ready.front();
       if (!t->watch && in_flight_ >= options_.max_in_flight) break;
-      // Few background requests at once: the server shares its CPU among the requests
-      // it is serving, and binds and evictions (which may come any moment) go first.
-      if (&lane != &lanes_[0] && background_in_flight_ >= options_.max_background_in_flight) break;
       auto wait = lane.bucket.TryTake(now);
       if (wait > Clock::duration::zero()) {
         lane.free_at = now + wait;

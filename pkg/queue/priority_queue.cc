@@ -346,35 +346,25 @@ Status PriorityQueue::Add(api::PodPtr pod) {
 
 void PriorityQueue::Activate(std::span<const api::PodPtr> pods) {
   MutexLock lock(mu_);
-  bool activated = false;
-  for (const api::PodPtr& pod : pods) {
-    Entry* e = Find(pod->Key());
-    if (e == nullptr) {
-      // In flight: make its coming back go straight to activeQ.
-      in_flight_.Record(framework::kForceActivate, nullptr, pod, IdOf(*pod), true);
-      continue;
-    }
-    if (e->where == SubQueue::kActive) continue;
-    Detach(e);
-    if (AddToActiveOrGate(e) == SubQueue::kActive) {
-      metrics_.IncomingPod(kActiveQueueName, framework::kForceActivate.label);
-      activated = true;
-    }
-  }
-  if (activated) cv_.notify_all();
+  ActivateLocked(pods, /*only_awaiting_preemption=*/false);
 }
 
 void PriorityQueue::ActivateAwaitingPreemption(std::span<const api::PodPtr> pods) {
   MutexLock lock(mu_);
+  ActivateLocked(pods, /*only_awaiting_preemption=*/true);
+}
+
+void PriorityQueue::ActivateLocked(std::span<const api::PodPtr> pods, bool only_awaiting_preemption) {
   bool activated = false;
   for (const api::PodPtr& pod : pods) {
     Entry* e = Find(pod->Key());
     if (e == nullptr) {
-      // In flight: its attempt may have seen the victims still there.
+      // In flight: make its coming back go straight to activeQ (its attempt may have
+      // seen the cluster from before what activates it).
       in_flight_.Record(framework::kForceActivate, nullptr, pod, IdOf(*pod), true);
       continue;
     }
-    if (e->where == SubQueue::kActive || !e->info->awaiting_preemption) continue;
+    if (e->where == SubQueue::kActive || (only_awaiting_preemption && !e->info->awaiting_preemption)) continue;
     Detach(e);
     if (AddToActiveOrGate(e) == SubQueue::kActive) {
       metrics_.IncomingPod(kActiveQueueName, framework::kForceActivate.label);

@@ -121,6 +121,8 @@ class PriorityQueue final : public SchedulingQueue {
   // A pod just popped off backoffQ goes to activeQ through PreEnqueue (true), or is
   // gated.
   bool ActivateFromBackoff(Entry* e) REQUIRES(mu_);
+  // Activate, or ActivateAwaitingPreemption with `only_awaiting_preemption`.
+  void ActivateLocked(std::span<const api::PodPtr> pods, bool only_awaiting_preemption) REQUIRES(mu_);
   // Backing off after an internal error rather than a rejection (no plugin named).
   static bool BackingOffAfterError(const framework::QueuedPodInfo& info) {
     return info.unschedulable_plugins.empty() && info.pending_plugins.empty();
