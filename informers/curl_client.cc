@@ -203,14 +203,14 @@ class CurlApiClient final : public ApiClient {
     setup_.SetUpEasy(*t, tokens_.Token());
     CURL* e = t->easy;
     io_.Add(e);
-    if (!t->watch) lanes_.Started();
+    if (!t->watch) lanes_.Started(*t);
     active_.emplace(e, std::move(t));
   }
 
   // The same request on the client's own HTTP/2 session (see h2_session.h).
   void StartH2(std::unique_ptr<Transfer> t) {
     setup_.SetUpH2(*t, tokens_.Token(), clock_.Now());
-    lanes_.Started();
+    lanes_.Started(*t);
     Transfer* raw = t.get();
     h2_active_.emplace(raw, std::move(t));
     h2_->Submit(&raw->h2);
@@ -221,7 +221,7 @@ class CurlApiClient final : public ApiClient {
     if (it == h2_active_.end()) return;
     std::unique_ptr<Transfer> t = std::move(it->second);
     h2_active_.erase(it);
-    lanes_.Ended();
+    lanes_.Ended(*t);
     switch (end) {
       case H2End::kResponse:
         t->body = std::move(ex->response);
@@ -261,7 +261,7 @@ class CurlApiClient final : public ApiClient {
       if (it == active_.end()) return;
       std::unique_ptr<Transfer> t = std::move(it->second);
       active_.erase(it);
-      if (!t->watch) lanes_.Ended();
+      if (!t->watch) lanes_.Ended(*t);
       Finish(std::move(t), rc);
     });
   }

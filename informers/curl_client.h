@@ -48,6 +48,9 @@ struct CurlClientOptions {
   // Keeps a burst from overrunning the server's HTTP/2 stream limit and the connect
   // timeout of transfers queued behind it.
   int max_in_flight = 200;
+  // Background requests in flight at once while foreground requests other than binds
+  // (evictions) are (see RequestLanes::StartDue).
+  int max_background_in_flight_beside_evictions = 8;
   // Rate budget of background requests (Request::background); unset: the same qps and
   // burst as the config, in a bucket of their own (upstream gives events a client of
   // their own with the same limits).

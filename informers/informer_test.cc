@@ -166,6 +166,56 @@ TEST(CurlClientTest, BackgroundRequestsHaveTheirOwnBudgetAndNeverDelayForeground
   EXPECT_EQ(seen[3], "/bg3");
 }
 
+// While an eviction (a foreground request other than a bind) is in flight, at most
+// max_background_in_flight_beside_evictions background requests are; beside a bind
+// alone they are not held.
+TEST(CurlClientTest, FewBackgroundRequestsBesideAnEviction) {
+  for (bool eviction : {true, false}) {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool release = false;
+    int background_now = 0, background_max = 0;
+    FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
+      std::unique_lock l(mu);
+      if (req.path == "/foreground") {
+        cv.wait(l, [&] { return release; });
+      } else if (req.path == "/event") {
+        background_max = std::max(background_max, ++background_now);
+        l.unlock();
+        std::this_thread::sleep_for(50ms);
+        l.lock();
+        --background_now;
+      }
+      l.unlock();
+      w.Respond(200, "{}");
+    });
+    auto client = NewClientFor(server, {.max_background_in_flight_beside_evictions = 2});
+    ASSERT_TRUE(client.ok());
+    // First an answered request: until one is, curl waits to learn whether the server
+    // multiplexes before it opens a second connection.
+    ASSERT_TRUE((*client)->Do({.path = "/warm-up"}).ok());
+    std::atomic<bool> answered{false};
+    (*client)->Send({.path = "/foreground", .first = !eviction}, [&](StatusOr<Response> r) { answered = r.ok(); });
+    std::this_thread::sleep_for(50ms);  // in flight
+    std::atomic<int> done{0};
+    for (int i = 0; i < 6; ++i)
+      (*client)->Send({.path = "/event", .background = true}, [&](StatusOr<Response>) { ++done; });
+    const bool all_done = Eventually([&] { return done.load() == 6; });
+    {
+      std::lock_guard l(mu);
+      EXPECT_TRUE(all_done);
+      if (eviction) {
+        EXPECT_EQ(background_max, 2);
+      } else {
+        EXPECT_GT(background_max, 2);
+      }
+      release = true;  // also when failing: the server's destructor joins the request's thread
+    }
+    cv.notify_all();
+    EXPECT_TRUE(Eventually([&] { return answered.load(); }));
+  }
+}
+
 // A bind (Request::first) waiting to start goes ahead of the other waiting foreground
 // requests (a burst of evictions), binds among themselves in order.
 TEST(CurlClientTest, BindsGoAheadOfWaitingForegroundRequests) {

@@ -55,6 +55,13 @@ void RequestLanes::StartDue(const std::function<void(std::unique_ptr<Transfer>)>
     while (!lane.ready.empty() && now >= lane.free_at) {
       auto& t = lane.ready.front();
       if (!t->watch && in_flight_ >= options_.max_in_flight) break;
+      // While other foreground requests than binds (a burst of preemption's evictions)
+      // are in flight, few background ones: the server shares its CPU among all it
+      // serves. Beside binds alone they are not held: that costs a bind burst more than
+      // the events take from it.
+      if (&lane != &lanes_[0] && in_flight_ - background_in_flight_ - first_in_flight_ > 0 &&
+          background_in_flight_ >= options_.max_background_in_flight_beside_evictions)
+        break;
       auto wait = lane.bucket.TryTake(now);
       if (wait > Clock::duration::zero()) {
         lane.free_at = now + wait;

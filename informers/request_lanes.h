@@ -42,9 +42,9 @@ class RequestLanes {
   // far as the in-flight bound and each lane's rate limiter allow; retries rejoin their
   // lane first when their delay is over.
   void StartDue(const std::function<void(std::unique_ptr<Transfer>)>& start);
-  // A plain request (not a watch) went out, or ended; for the in-flight bound.
-  void Started() { ++in_flight_; }
-  void Ended() { --in_flight_; }
+  // A plain request (not a watch) went out, or ended; for the in-flight bounds.
+  void Started(const Transfer& t) { Count(t, +1); }
+  void Ended(const Transfer& t) { Count(t, -1); }
   // When a queued transfer may start without anything else happening first (a retry's
   // delay or a rate limiter's next token); time_point::max() if none waits on time.
   Clock::time_point NextDue(Clock::time_point now) const;
@@ -77,7 +77,14 @@ class RequestLanes {
   // Foreground (0) and background (1) requests.
   Lane lanes_[2];
   std::multimap<Clock::time_point, std::unique_ptr<Transfer>> delayed_;  // retries, by due time
+  void Count(const Transfer& t, int delta) {
+    in_flight_ += delta;
+    if (t.req.background) background_in_flight_ += delta;
+    if (t.req.first) first_in_flight_ += delta;
+  }
   int in_flight_ = 0;  // plain requests started and not yet ended
+  int background_in_flight_ = 0;  // of which background ones
+  int first_in_flight_ = 0;       // and ones marked Request::first (binds)
   int64_t dropped_background_ = 0;
 };
 
