@@ -1,6 +1,7 @@
 #include "pkg/cache/cache.h"
 
 #include <algorithm>
+#include <functional>
 #include <list>
 #include <unordered_map>
 #include <unordered_set>
@@ -8,6 +9,7 @@
 #include "pkg/cache/node_tree.h"
 #include "pkg/util/log.h"
 #include "pkg/util/mutex.h"
+#include "pkg/util/strings.h"
 
 namespace ksched::cache {
 
@@ -65,7 +67,7 @@ class CacheImpl final : public Cache {
 
   mutable Mutex mu_;
   NodeList recent_ GUARDED_BY(mu_);
-  std::unordered_map<std::string, NodeList::iterator> nodes_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, NodeList::iterator, StringViewHash, std::equal_to<>> nodes_ GUARDED_BY(mu_);
   // Nodes that exist (not ghosts), grouped by zone for the snapshot order.
   NodeTree tree_ GUARDED_BY(mu_);
   // Changes whenever tree_'s membership or order changes.
@@ -402,12 +404,8 @@ Status CacheImpl::CorruptedLocked(const std::string& message) const {
 
 bool CacheImpl::HasTerminatingPodBelow(std::string_view node, int32_t priority) const {
   MutexLock lock(mu_);
-  auto it = nodes_.find(std::string(node));
-  if (it == nodes_.end()) return false;
-  for (const PodEntry& e : it->second->pods()) {
-    if (e.pod->Priority() < priority && e.pod->IsBeingDeleted()) return true;
-  }
-  return false;
+  auto it = nodes_.find(node);
+  return it != nodes_.end() && it->second->HasTerminatingPodBelow(priority);
 }
 
 size_t CacheImpl::NodeCount() const {

@@ -97,9 +97,8 @@ class Cache {
   // Internal error is returned (the current cycle should fail; the next one is sound).
   virtual Status UpdateSnapshot(Snapshot& snapshot) = 0;
 
-  // Whether `node` holds a pod that is being deleted and has a priority below
-  // `priority`: the victims a preemptor nominated there waits for (upstream
-  // PodEligibleToPreemptOthers' check, here on the live cache).
+  // NodeInfo::HasTerminatingPodBelow of `node`, on the live cache (false for an unknown
+  // node).
   virtual bool HasTerminatingPodBelow(std::string_view node, int32_t priority) const = 0;
 
   // ---- introspection (metrics scheduler_cache_size{type=...}, debugging) ------------

@@ -299,6 +299,13 @@ std::string PodCacheKey(const api::Pod& pod) {
   return pod.metadata.uid.empty() ? pod.Key() : pod.metadata.uid;
 }
 
+bool SamePodKey(const api::Pod& a, const api::Pod& b) {
+  const api::ObjectMeta& x = a.metadata;
+  const api::ObjectMeta& y = b.metadata;
+  if (!x.uid.empty()) return y.uid == x.uid;
+  return y.uid.empty() && y.name == x.name && y.namespace_ == x.namespace_;
+}
+
 const ImageStates& NodeInfo::EmptyImageStates() {
   static const ImageStates kEmpty;
   return kEmpty;
@@ -343,14 +350,14 @@ void NodeInfo::AddPodEntry(PodEntry e) {
   generation_ = NextGeneration();
 }
 
-bool NodeInfo::RemovePod(const api::Pod& pod) {
-  // PodCacheKey equality, without building a key per entry.
-  const auto& m = pod.metadata;
-  auto it = std::find_if(pods_.begin(), pods_.end(), [&](const PodEntry& e) {
-    const auto& em = e.pod->metadata;
-    if (!m.uid.empty()) return em.uid == m.uid;
-    return em.uid.empty() && em.name == m.name && em.namespace_ == m.namespace_;
+bool NodeInfo::HasTerminatingPodBelow(int32_t priority) const {
+  return std::any_of(pods_.begin(), pods_.end(), [&](const PodEntry& e) {
+    return e.pod->Priority() < priority && e.pod->IsBeingDeleted();
   });
+}
+
+bool NodeInfo::RemovePod(const api::Pod& pod) {
+  auto it = std::find_if(pods_.begin(), pods_.end(), [&](const PodEntry& e) { return SamePodKey(pod, *e.pod); });
   if (it == pods_.end()) return false;
   // Subtract what was added (the stored entry), not what the caller's copy would ask
   // for: an update may have changed the object since.

@@ -112,6 +112,8 @@ int64_t NextGeneration();
 // The identity of a pod in the cache and in NodeInfo: its uid, or "namespace/name"
 // when the uid is empty (objects built by hand in tests and what-if snapshots).
 std::string PodCacheKey(const api::Pod& pod);
+// PodCacheKey(a) == PodCacheKey(b), without building the keys.
+bool SamePodKey(const api::Pod& a, const api::Pod& b);
 
 class NodeInfo {
  public:
@@ -138,6 +140,9 @@ class NodeInfo {
   const std::vector<PodEntry>& pods() const { return pods_; }
   size_t pods_with_affinity() const { return pods_with_affinity_; }
   size_t pods_with_required_anti_affinity() const { return pods_with_required_anti_affinity_; }
+  // Whether a pod of priority below `priority` is being deleted here: the victims a
+  // preemptor nominated to this node waits for (upstream PodEligibleToPreemptOthers).
+  bool HasTerminatingPodBelow(int32_t priority) const;
   const Resource& requested() const { return requested_; }
   // Requested cpu/memory with zero requests counted as the defaults (for scoring).
   const Resource& non_zero_requested() const { return non_zero_requested_; }

@@ -170,7 +170,7 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, con
   // First pass: with nominated pods of higher or equal priority, which the pod must not
   // displace.
   std::vector<api::PodPtr> nominated = options_.nominator->NominatedPodsForNode(node.name());
-  std::erase_if(nominated, [&](const api::PodPtr& p) { return p->Priority() < pod.Priority() || SamePod(*p, pod); });
+  std::erase_if(nominated, [&](const api::PodPtr& p) { return p->Priority() < pod.Priority() || cache::SamePodKey(pod, *p); });
   if (nominated.empty()) return RunFilterPlugins(state, pod, node);
   // One copy per thread, reused: its vectors keep their capacity from node to node.
   thread_local cache::NodeInfo node_with;

@@ -97,12 +97,4 @@ std::string WaitingPodKey(const api::Pod& pod) {
   return pod.metadata.uid.empty() ? pod.Key() : pod.metadata.uid;
 }
 
-bool SamePod(const api::Pod& a, const api::Pod& b) {
-  const api::ObjectMeta& x = a.metadata;
-  const api::ObjectMeta& y = b.metadata;
-  if (x.uid.empty() != y.uid.empty()) return false;
-  if (!x.uid.empty()) return x.uid == y.uid;
-  return x.namespace_ == y.namespace_ && x.name == y.name;
-}
-
 }  // namespace ksched::framework::runtime

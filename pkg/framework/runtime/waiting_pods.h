@@ -72,7 +72,5 @@ class WaitingPodsMap {
 
 // The key a pod waits under: its uid, or namespace/name for pods without one (tests).
 std::string WaitingPodKey(const api::Pod& pod);
-// Whether the two have the same WaitingPodKey, without building the keys.
-bool SamePod(const api::Pod& a, const api::Pod& b);
 
 }  // namespace ksched::framework::runtime

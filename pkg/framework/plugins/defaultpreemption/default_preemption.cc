@@ -151,13 +151,9 @@ std::string DefaultPreemption::IneligibilityReason(const api::Pod& pod, const No
   // Filters now rule the nominated node out for good: preempting elsewhere may help.
   if (auto it = filtered.find(nominated); it != filtered.end() && it->second.code() == Code::kUnschedulableAndUnresolvable)
     return "";
-  if (const cache::NodeInfo* node = handle_.Snapshot().Get(nominated)) {
-    for (const cache::PodEntry& e : node->pods()) {
-      // Its victims are still leaving: wait for them rather than evict more pods.
-      if (e.pod->Priority() < pod.Priority() && e.pod->IsBeingDeleted())
-        return std::string(kTerminatingOnNominatedNode);
-    }
-  }
+  // Its victims are still leaving: wait for them rather than evict more pods.
+  if (const cache::NodeInfo* node = handle_.Snapshot().Get(nominated); node && node->HasTerminatingPodBelow(pod.Priority()))
+    return std::string(kTerminatingOnNominatedNode);
   return "";
 }
 
@@ -172,7 +168,7 @@ bool DefaultPreemption::VictimsStillThere(const Preempting& p) const {
   if (node == nullptr) return false;
   for (const api::PodPtr& victim : p.victims) {
     for (const cache::PodEntry& e : node->pods()) {
-      if (e.pod->metadata.uid == victim->metadata.uid && !e.pod->IsBeingDeleted()) return true;
+      if (cache::SamePodKey(*victim, *e.pod) && !e.pod->IsBeingDeleted()) return true;
     }
   }
   return false;
