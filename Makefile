@@ -10,7 +10,7 @@ BUILD_RELEASE ?= build-release
 # (parallelizer, waiting pods), util (worker pool, clock) and metrics. (The secure
 # server's tests are left out: cpprestsdk's threads are not instrumented, so TSan
 # reports its internal synchronisation.)
-TSAN_TARGETS ?= queue_test cache_test informers_unit_test scheduler_test leaderelection_test framework_runtime_test util_test metrics_test decision_log_test volumebinding_test
+TSAN_TARGETS ?= queue_test cache_test informers_unit_test scheduler_test event_queue_test leaderelection_test framework_runtime_test util_test metrics_test decision_log_test volumebinding_test
 FUZZ_SECONDS ?= 60
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=

@@ -157,18 +157,32 @@ std::string EncodePodScheduledConditionPatch(
     const std::optional<std::string>& nominated_node_name = std::nullopt,
     std::optional<int64_t> observed_generation = std::nullopt);
 
-// An events.k8s.io/v1 Event about a pod (upstream's event recorder fields).
+// A pod as an event's regarding or related object (client-go's ObjectReference).
+struct PodReference {
+  std::string_view namespace_;
+  std::string_view name;
+  std::string_view uid;
+  std::string_view resource_version;  // written when not empty
+
+  static PodReference Of(const Pod& pod, bool with_resource_version = true) {
+    return {pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid,
+            with_resource_version ? std::string_view(pod.metadata.resource_version) : std::string_view()};
+  }
+};
+
+// An events.k8s.io/v1 Event about a pod (upstream's event recorder fields). Views: the
+// text must outlive the call.
 struct PodEvent {
-  std::string name;  // unique per event
-  std::string event_time;  // metav1.MicroTime (FormatMicroTime)
-  std::string reporting_controller;
-  std::string reporting_instance;
-  std::string action;
-  std::string reason;
-  std::string note;
+  std::string_view name;  // unique per event
+  std::string_view event_time;  // metav1.MicroTime (FormatMicroTime)
+  std::string_view reporting_controller;
+  std::string_view reporting_instance;
+  std::string_view action;
+  std::string_view reason;
+  std::string_view note;
   bool warning = false;
-  const Pod* regarding = nullptr;  // required; its resourceVersion is referenced too
-  const Pod* related = nullptr;    // optional (the preemptor of a Preempted event)
+  PodReference regarding;
+  std::optional<PodReference> related;  // the preemptor of a Preempted event
 };
 std::string EncodePodEvent(const PodEvent& event);
 

@@ -279,15 +279,15 @@ void AppendQuantity(std::string& out, Quantity q) {
 namespace {
 
 // An object reference to a pod, as an event's regarding/related.
-void WritePodReference(JsonWriter& w, std::string_view field, const Pod& pod, bool with_resource_version) {
+void WritePodReference(JsonWriter& w, std::string_view field, const PodReference& ref) {
   w.Key(field);
   w.BeginObject();
   w.Field("apiVersion", "v1");
   w.Field("kind", "Pod");
-  w.Field("namespace", pod.metadata.namespace_);
-  w.Field("name", pod.metadata.name);
-  w.Field("uid", pod.metadata.uid);
-  if (with_resource_version) w.Field("resourceVersion", pod.metadata.resource_version);
+  w.Field("namespace", ref.namespace_);
+  w.Field("name", ref.name);
+  w.Field("uid", ref.uid);
+  if (!ref.resource_version.empty()) w.Field("resourceVersion", ref.resource_version);
   w.EndObject();
 }
 
@@ -303,15 +303,15 @@ std::string EncodePodEvent(const PodEvent& e) {
   w.Key("metadata");
   w.BeginObject();
   w.Field("name", e.name);
-  w.Field("namespace", e.regarding->metadata.namespace_);
+  w.Field("namespace", e.regarding.namespace_);
   w.EndObject();
   w.Field("eventTime", e.event_time);
   w.Field("reportingController", e.reporting_controller);
   w.Field("reportingInstance", e.reporting_instance);
   w.Field("action", e.action);
   w.Field("reason", e.reason);
-  WritePodReference(w, "regarding", *e.regarding, /*with_resource_version=*/true);
-  if (e.related != nullptr) WritePodReference(w, "related", *e.related, /*with_resource_version=*/false);
+  WritePodReference(w, "regarding", e.regarding);
+  if (e.related) WritePodReference(w, "related", *e.related);
   w.Field("note", e.note);
   w.Field("type", e.warning ? "Warning" : "Normal");
   w.EndObject();

@@ -45,15 +45,15 @@ TEST(JsonEncodeTest, PodEventWithRegardingAndRelated) {
                             .action = "Preempting",
                             .reason = "Preempted",
                             .note = "Preempted by ns/high on node \"n1\"",
-                            .regarding = &victim,
-                            .related = &preemptor}),
+                            .regarding = PodReference::Of(victim),
+                            .related = PodReference::Of(preemptor, /*with_resource_version=*/false)}),
             R"({"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"low.1a","namespace":"ns"},)"
             R"("eventTime":"2026-11-25T10:00:00.000001Z","reportingController":"ksched",)"
             R"("reportingInstance":"ksched-host","action":"Preempting","reason":"Preempted",)"
             R"("regarding":{"apiVersion":"v1","kind":"Pod","namespace":"ns","name":"low","uid":"u-low",)"
             R"("resourceVersion":"42"},"related":{"apiVersion":"v1","kind":"Pod","namespace":"ns","name":"high",)"
             R"("uid":"u-high"},"note":"Preempted by ns/high on node \"n1\"","type":"Normal"})");
-  EXPECT_NE(EncodePodEvent({.name = "e", .reason = "FailedScheduling", .warning = true, .regarding = &victim})
+  EXPECT_NE(EncodePodEvent({.name = "e", .reason = "FailedScheduling", .warning = true, .regarding = PodReference::Of(victim)})
                 .find(R"("type":"Warning")"),
             std::string::npos);
 }

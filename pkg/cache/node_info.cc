@@ -314,11 +314,16 @@ const ImageStates& NodeInfo::EmptyImageStates() {
 void NodeInfo::SetNode(api::NodePtr node) {
   node_ = std::move(node);
   allocatable_ = node_ ? Resource::FromList(node_->status.allocatable) : Resource{};
+  unschedulable_ = node_ && node_->spec.unschedulable;
+  has_taints_ = node_ && !node_->spec.taints.empty();
+  name_view_ = node_ ? std::string_view(node_->Name()) : std::string_view();
   generation_ = NextGeneration();
 }
 
 void NodeInfo::RemoveNode() {
   node_.reset();
+  unschedulable_ = has_taints_ = false;
+  name_view_ = {};
   generation_ = NextGeneration();
 }
 

@@ -308,5 +308,28 @@ TEST(NodeInfoTest, GenerationsAreProcessWideAndMonotonic) {
   EXPECT_GT(a.generation(), gb);
 }
 
+// What the Filter and Score passes read of a node without touching its Node object
+// follows every SetNode: a node that gains a taint, or is cordoned, is seen so at once.
+TEST(NodeInfoTest, KeepsTheNodesSchedulingFieldsInStep) {
+  NodeInfo info(ksched::testing::NodeBuilder("n1").Obj());
+  EXPECT_FALSE(info.unschedulable());
+  EXPECT_FALSE(info.has_taints());
+  EXPECT_EQ(info.name_view(), "n1");
+
+  info.SetNode(ksched::testing::NodeBuilder("n1").Unschedulable().Taint("k", "v", api::TaintEffect::kPreferNoSchedule).Obj());
+  EXPECT_TRUE(info.unschedulable());
+  EXPECT_TRUE(info.has_taints());
+  NodeInfo copy = info;  // a snapshot's copy shares the Node, and so the name
+  EXPECT_EQ(copy.name_view(), "n1");
+  EXPECT_EQ(copy.name_view().data(), info.name().data());
+
+  info.SetNode(ksched::testing::NodeBuilder("n1").Obj());
+  EXPECT_FALSE(info.unschedulable());
+  EXPECT_FALSE(info.has_taints());
+  info.RemoveNode();
+  EXPECT_FALSE(info.has_taints());
+  EXPECT_EQ(info.name_view(), "");
+}
+
 }  // namespace
 }  // namespace ksched::cache

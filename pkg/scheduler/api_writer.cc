@@ -1,7 +1,5 @@
 #include "pkg/scheduler/api_writer.h"
 
-#include <atomic>
-#include <cstdio>
 #include <utility>
 
 #include "pkg/api/json.h"
@@ -11,20 +9,8 @@
 namespace ksched::scheduler {
 namespace {
 
-constexpr size_t kNoteLengthLimit = 1024;
-
 std::string PodPath(const api::Pod& pod) {
   return "/api/v1/namespaces/" + pod.metadata.namespace_ + "/pods/" + pod.metadata.name;
-}
-
-// Event names must be unique: "<pod>.<hex wall nanos><hex counter>" like client-go's.
-std::string EventName(const api::Pod& pod, Clock::wall_time now) {
-  static std::atomic<uint64_t> counter{0};
-  char suffix[48];
-  std::snprintf(suffix, sizeof(suffix), ".%llx%llx",
-                static_cast<unsigned long long>(now.time_since_epoch().count()),
-                static_cast<unsigned long long>(counter.fetch_add(1) & 0xfff));
-  return pod.metadata.name + suffix;
 }
 
 informers::Request BindingRequest(const api::Pod& pod, std::string_view node_name) {
@@ -160,32 +146,7 @@ void ApiWriter::EvictPod(const api::Pod& victim, std::string_view scheduler_name
 void ApiWriter::RecordEvent(const api::Pod& pod, std::string_view scheduler_name, bool warning,
                             std::string_view reason, std::string_view action, std::string_view note,
                             const api::Pod* related) {
-  auto now = options_.clock->WallNow();
-  std::string n(note);
-  if (n.size() > kNoteLengthLimit) n = n.substr(0, kNoteLengthLimit - 4) + " ...";
-  std::string b = api::EncodePodEvent({.name = EventName(pod, now),
-                                       .event_time = api::FormatMicroTime(now),
-                                       .reporting_controller = std::string(scheduler_name),
-                                       .reporting_instance = std::string(scheduler_name) + "-" + options_.hostname,
-                                       .action = std::string(action),
-                                       .reason = std::string(reason),
-                                       .note = std::move(n),
-                                       .warning = warning,
-                                       .regarding = &pod,
-                                       .related = related});
-  std::string key = pod.Key();
-  options_.status_client->Send(
-      {.verb = informers::Verb::kPost,
-       .path = "/apis/events.k8s.io/v1/namespaces/" + pod.metadata.namespace_ + "/events",
-       .body = std::move(b),
-       // Kept through an apiserver restart, as upstream's event sink retries a failed
-       // write (12 tries); a repeat that did land the first time is an AlreadyExists.
-       .background = true,
-       .retry_connection_errors = true},
-      [key](StatusOr<informers::Response> r) {
-        if (!r.ok() && r.status().code() == StatusCode::kAlreadyExists) return;
-        if (!r.ok()) KLOG_V(2) << "could not record event for pod " << key << ": " << r.status().ToString();
-      });
+  events_.Add(PendingEvent(pod, related, scheduler_name, warning, reason, action, note, options_.clock->WallNow()));
 }
 
 }  // namespace ksched::scheduler

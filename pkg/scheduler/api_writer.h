@@ -13,6 +13,7 @@
 #include "pkg/api/json.h"
 #include "pkg/api/types.h"
 #include "pkg/framework/interface.h"
+#include "pkg/scheduler/event_queue.h"
 #include "pkg/util/clock.h"
 
 namespace ksched::scheduler {
@@ -29,7 +30,8 @@ struct ApiWriterOptions {
 
 class ApiWriter final : public framework::PodBinder, public framework::VolumeWriter {
  public:
-  explicit ApiWriter(ApiWriterOptions options) : options_(std::move(options)) {}
+  explicit ApiWriter(ApiWriterOptions options)
+      : options_(std::move(options)), events_({.client = options_.status_client, .hostname = options_.hostname}) {}
 
   // POST pods/{name}/binding with the pod's uid as precondition. Blocking.
   ksched::Status Bind(const api::Pod& pod, std::string_view node_name) override;
@@ -60,7 +62,8 @@ class ApiWriter final : public framework::PodBinder, public framework::VolumeWri
   StatusOr<api::PersistentVolumeClaimPtr> PatchClaim(std::string_view ns, std::string_view name,
                                                      std::string merge_patch) override;
 
-  // An events.k8s.io/v1 Event about `pod` from `scheduler_name`. Asynchronous.
+  // An events.k8s.io/v1 Event about `pod` from `scheduler_name`. Asynchronous: it waits
+  // in an EventQueue until the status client may take it.
   // Notes longer than the API's 1 KiB limit are truncated with " ...".
   // `related`: a second pod the event is about (the preemptor, on a victim's event).
   void RecordEvent(const api::Pod& pod, std::string_view scheduler_name, bool warning, std::string_view reason,
@@ -78,6 +81,7 @@ class ApiWriter final : public framework::PodBinder, public framework::VolumeWri
   void SendStatusPatch(const api::Pod& pod, std::string body, std::string_view what);
 
   ApiWriterOptions options_;
+  EventQueue events_;
 };
 
 }  // namespace ksched::scheduler

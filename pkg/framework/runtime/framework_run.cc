@@ -165,7 +165,7 @@ void Framework::RunAllFilterPlugins(const CycleState& state, const api::Pod& pod
 
 Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
                                                     const cache::NodeInfo& node) const {
-  if (options_.nominator == nullptr || node.node() == nullptr || !options_.nominator->HasNominatedPods())
+  if (options_.nominator == nullptr || !options_.nominator->HasNominatedPods() || node.node() == nullptr)
     return RunFilterPlugins(state, pod, node);
   // First pass: with nominated pods of higher or equal priority, which the pod must not
   // displace.
@@ -280,7 +280,7 @@ std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleSt
             stop.store(true, std::memory_order_relaxed);
             return;
           }
-          scores[k][i] = NodeScore{node.name(), score};
+          scores[k][i] = NodeScore{node.name_view(), score};
         }
       },
       &stop);

@@ -33,7 +33,7 @@ Status NodeUnschedulable::Filter(const CycleState& /*state*/, const api::Pod& po
   if (node.node() == nullptr) {
     return Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonUnknownCondition));
   }
-  if (!node.node()->spec.unschedulable || ToleratesUnschedulable(pod)) return Status::Success();
+  if (!node.unschedulable() || ToleratesUnschedulable(pod)) return Status::Success();
   return Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonUnschedulable));
 }
 

@@ -54,6 +54,7 @@ StatusOr<std::unique_ptr<Plugin>> TaintToleration::New(const config::PluginArgs&
 
 Status TaintToleration::Filter(const CycleState& /*state*/, const api::Pod& pod, const cache::NodeInfo& node) const {
   if (node.node() == nullptr) return Status::Error("invalid nodeInfo");
+  if (!node.has_taints()) return Status::Success();
   const api::Taint* taint =
       api::FindUntoleratedTaint(node.node()->spec.taints, pod.spec.tolerations, api::DoNotScheduleTaintsFilter);
   if (taint == nullptr) return Status::Success();
@@ -76,6 +77,10 @@ Status TaintToleration::Score(const CycleState& state, const api::Pod& /*pod*/, 
   if (node.node() == nullptr) return Status::Error("getting node \"" + node.name() + "\" from Snapshot: not found");
   const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
   if (s == nullptr) return Status::Error("failed to read \"PreScoreTaintToleration\" from cycleState");
+  if (!node.has_taints()) {
+    score = 0;
+    return Status::Success();
+  }
   score = CountIntolerablePreferNoSchedule(node.node()->spec.taints, s->tolerations_prefer_no_schedule);
   return Status::Success();
 }
