@@ -1,9 +1,7 @@
 // ksched: flags -> config -> API clients -> informers -> (leader election) -> scheduler,
 // then run until SIGTERM/SIGINT (graceful: stop popping, let in-flight binds finish,
 // release the lease, exit 0). Losing the lease exits 1 at once.
-#include <malloc.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -336,22 +334,7 @@ int Run(const cmd::Flags& flags) {
 
 }  // namespace
 
-// glibc gives a thread that finds the arenas busy one of its own, up to 8 per core, and
-// what is freed into an arena serves only that arena: pods decoded on the informers'
-// threads and dropped on the scheduling threads leave each arena holding more than is in
-// use. One arena per core the process may run on (at least 2) keeps that small: peak RSS
-// at 15,000 nodes / 30,000 pods fell from 245-258 MB to 205 MB, CPU per pod unchanged.
-// MALLOC_ARENA_MAX, when set, has the last word.
-static void LimitMallocArenas() {
-  if (std::getenv("MALLOC_ARENA_MAX") != nullptr) return;
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  const int n = sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) : 2;
-  mallopt(M_ARENA_MAX, n < 2 ? 2 : n);
-}
-
 int main(int argc, char** argv) {
-  LimitMallocArenas();  // before any thread starts
   // A subcommand of its own: a client of a running ksched, with flags of its own.
   if (argc > 1 && std::string_view(argv[1]) == "explain")
     return ksched::cmd::RunExplain(argc - 1, argv + 1, stdout, stderr);
