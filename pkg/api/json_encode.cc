@@ -173,6 +173,45 @@ void WriteSpreadConstraint(JsonWriter& w, const TopologySpreadConstraint& c) {
   w.EndObject();
 }
 
+
+// The inline volume sources the decoder keeps (pkg/api/types.h VolumeSource), one key
+// each; readOnly goes with every source written (the decoder keeps one flag for all).
+void WriteVolumeSource(JsonWriter& w, const VolumeSource& s) {
+  bool any = false;
+  auto source = [&](std::string_view key, bool present, auto&& fields) {
+    if (!present) return;
+    any = true;
+    w.Key(key);
+    w.BeginObject();
+    fields();
+    if (s.read_only) {
+      w.Key("readOnly");
+      w.Bool(true);
+    }
+    w.EndObject();
+  };
+  source("csi", !s.csi_driver.empty() || !s.csi_volume_handle.empty(), [&] {
+    w.FieldIfSet("driver", s.csi_driver);
+    w.FieldIfSet("volumeHandle", s.csi_volume_handle);
+  });
+  source("gcePersistentDisk", !s.gce_pd_name.empty(), [&] { w.Field("pdName", s.gce_pd_name); });
+  source("awsElasticBlockStore", !s.aws_volume_id.empty(), [&] { w.Field("volumeID", s.aws_volume_id); });
+  source("azureDisk", !s.azure_disk_uri.empty(), [&] { w.Field("diskURI", s.azure_disk_uri); });
+  source("cinder", !s.cinder_volume_id.empty(), [&] { w.Field("volumeID", s.cinder_volume_id); });
+  source("iscsi", !s.iscsi_iqn.empty() || s.iscsi_lun != 0 || !s.iscsi_target_portal.empty(), [&] {
+    w.FieldIfSet("iqn", s.iscsi_iqn);
+    if (s.iscsi_lun != 0) w.IntField("lun", s.iscsi_lun);
+    w.FieldIfSet("targetPortal", s.iscsi_target_portal);
+  });
+  source("rbd", !s.rbd_monitors.empty() || !s.rbd_pool.empty() || !s.rbd_image.empty(), [&] {
+    if (!s.rbd_monitors.empty()) w.ArrayField("monitors", s.rbd_monitors, [&](const std::string& m) { w.String(m); });
+    w.Field("pool", s.rbd_pool);
+    w.FieldIfSet("image", s.rbd_image);
+  });
+  // Only the flag is set: it needs a source to ride on.
+  if (!any && s.read_only) source("csi", true, [] {});
+}
+
 void WritePodSpec(JsonWriter& w, const PodSpec& s) {
   w.Key("spec");
   w.BeginObject();
@@ -200,12 +239,35 @@ void WritePodSpec(JsonWriter& w, const PodSpec& s) {
   w.ArrayField("volumes", s.volumes, [&](const Volume& v) {
     w.BeginObject();
     w.Field("name", v.name);
-    if (!v.pvc_claim_name.empty()) {
+    bool sourced = false;
+    if (!v.pvc_claim_name.empty() || v.pvc_read_only) {
       w.Key("persistentVolumeClaim");
       w.BeginObject();
       w.Field("claimName", v.pvc_claim_name);
+      if (v.pvc_read_only) {
+        w.Key("readOnly");
+        w.Bool(true);
+      }
       w.EndObject();
-    } else {
+      sourced = true;
+    }
+    if (v.ephemeral) {
+      w.Key("ephemeral");
+      w.BeginObject();
+      w.Key("volumeClaimTemplate");
+      w.BeginObject();
+      w.Key("spec");
+      w.BeginObject();
+      w.EndObject();
+      w.EndObject();
+      w.EndObject();
+      sourced = true;
+    }
+    if (v.source != VolumeSource{}) {
+      WriteVolumeSource(w, v.source);
+      sourced = true;
+    }
+    if (!sourced) {
       // The apiserver requires a volume source; emptyDir is the neutral one.
       w.Key("emptyDir");
       w.BeginObject();

@@ -181,6 +181,38 @@ TEST(JsonEncodeTest, PodRoundTrips) {
   RetainAnnotationKeys({});
 }
 
+// Every kind of volume the decoder keeps comes back from an encode: a claim (read-only
+// too), a generic ephemeral volume, and inline sources (a fuzz input once lost an
+// ephemeral volume, written back as an emptyDir the decoder drops).
+TEST(JsonEncodeTest, PodVolumesRoundTrip) {
+  Pod pod;
+  pod.metadata.name = "p";
+  Volume claim{.name = "data", .pvc_claim_name = "web-data", .pvc_read_only = true};
+  Volume ephemeral{.name = "cfg", .ephemeral = true};
+  Volume disks{.name = "disks"};
+  disks.source = {.csi_driver = "ebs.csi.aws.com",
+                  .gce_pd_name = "pd",
+                  .aws_volume_id = "vol-1",
+                  .azure_disk_uri = "uri",
+                  .cinder_volume_id = "c1",
+                  .iscsi_iqn = "iqn",
+                  .iscsi_lun = 3,
+                  .iscsi_target_portal = "portal",
+                  .rbd_monitors = {"m1", "m2"},
+                  .rbd_pool = "rbd",
+                  .rbd_image = "img",
+                  .read_only = true};
+  Volume read_only_flag{.name = "flag"};
+  read_only_flag.source.read_only = true;
+  Volume rbd_default_pool{.name = "rbd"};
+  rbd_default_pool.source.rbd_pool = "rbd";
+  pod.spec.volumes = {claim, ephemeral, disks, read_only_flag, rbd_default_pool};
+  std::string json = EncodePod(pod);
+  auto decoded = DecodePod(json);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString() << "\n" << json;
+  EXPECT_TRUE((*decoded)->spec.volumes == pod.spec.volumes) << json;
+}
+
 TEST(JsonEncodeTest, NodeRoundTrips) {
   Node n;
   n.metadata.name = "n1";
