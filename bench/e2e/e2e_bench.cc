@@ -192,9 +192,14 @@ int CountArg(const char* arg, int fallback) { return std::string_view(arg) == "-
 
 // bench_e2e --informer-memory <kubeconfig>: one line, the per-node and per-pod figures.
 int PrintInformerMemory(const char* kubeconfig) {
-  auto rc = informers::LoadKubeconfig(kubeconfig);
-  auto client = rc.ok() ? informers::NewCurlApiClient(*rc) : decltype(informers::NewCurlApiClient(*rc))(rc.status());
-  auto m = client.ok() ? bench::MeasureInformerMemory(**client) : StatusOr<bench::InformerMemory>(client.status());
+  auto measure = [&]() -> StatusOr<bench::InformerMemory> {
+    auto rc = informers::LoadKubeconfig(kubeconfig);
+    if (!rc.ok()) return rc.status();
+    auto client = informers::NewCurlApiClient(*rc);
+    if (!client.ok()) return client.status();
+    return bench::MeasureInformerMemory(**client);
+  };
+  auto m = measure();
   if (!m.ok()) {
     std::printf("informer memory: not measured (%s)\n", m.status().ToString().c_str());
     return 1;

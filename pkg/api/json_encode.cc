@@ -173,7 +173,6 @@ void WriteSpreadConstraint(JsonWriter& w, const TopologySpreadConstraint& c) {
   w.EndObject();
 }
 
-
 // The inline volume sources the decoder keeps (pkg/api/types.h VolumeSource), one key
 // each; readOnly goes with every source written (the decoder keeps one flag for all).
 void WriteVolumeSource(JsonWriter& w, const VolumeSource& s) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "config/duration.h"
+#include "pkg/cache/node_info.h"
 
 namespace ksched::framework::runtime {
 
@@ -93,8 +94,6 @@ void WaitingPodsMap::Iterate(const std::function<void(WaitingPod&)>& fn) const {
   for (const auto& pod : pods) fn(*pod);
 }
 
-std::string WaitingPodKey(const api::Pod& pod) {
-  return pod.metadata.uid.empty() ? pod.Key() : pod.metadata.uid;
-}
+std::string WaitingPodKey(const api::Pod& pod) { return cache::PodCacheKey(pod); }
 
 }  // namespace ksched::framework::runtime

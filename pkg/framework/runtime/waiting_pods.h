@@ -70,7 +70,8 @@ class WaitingPodsMap {
   std::map<std::string, std::shared_ptr<WaitingPod>, std::less<>> pods_ GUARDED_BY(mu_);
 };
 
-// The key a pod waits under: its uid, or namespace/name for pods without one (tests).
+// The key a pod waits under: its cache key (cache::PodCacheKey: its uid, or
+// namespace/name for pods without one), which cache::SamePodKey compares.
 std::string WaitingPodKey(const api::Pod& pod);
 
 }  // namespace ksched::framework::runtime
