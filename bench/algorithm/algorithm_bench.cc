@@ -77,13 +77,18 @@ std::vector<api::NodePtr> MakeNodes(int count) {
   return nodes;
 }
 
+// Replicas of one template, as the informer hands them to the scheduler: the decoder
+// gives every replica the same instance of the template's containers, affinity and
+// spread constraints (pkg/api/shared.h), so the pods here share them too.
 std::vector<api::PodPtr> MakePods(const Shape& shape, int count) {
+  api::Pod replica = testing::TestPod("default", "", "default-scheduler",
+                                      {{"cpu", api::Quantity::FromMilli(100)}, {"memory", *api::Quantity::Parse("500Mi")}});
+  if (shape.shape != nullptr) replica = shape.shape(std::move(replica));
   std::vector<api::PodPtr> pods;
   for (int i = 0; i < count; ++i) {
-    api::Pod p = testing::TestPod("default", "pod-" + std::to_string(i), "default-scheduler",
-                                  {{"cpu", api::Quantity::FromMilli(100)}, {"memory", *api::Quantity::Parse("500Mi")}});
+    api::Pod p = replica;
+    p.metadata.name = "pod-" + std::to_string(i);
     p.metadata.uid = "uid-" + std::to_string(i);
-    if (shape.shape != nullptr) p = shape.shape(std::move(p));
     pods.push_back(std::make_shared<const api::Pod>(std::move(p)));
   }
   return pods;

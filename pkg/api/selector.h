@@ -107,6 +107,8 @@ class RequiredNodeAffinity {
  public:
   explicit RequiredNodeAffinity(const Pod& pod);
   bool Matches(const Node& node) const;
+  // The pod has neither a nodeSelector nor a required node affinity: every node matches.
+  bool MatchesEveryNode() const { return node_selector_.empty() && !required_.has_value(); }
 
  private:
   StringMap node_selector_;

@@ -335,7 +335,7 @@ Status CacheImpl::UpdateSnapshot(Snapshot& snapshot) {
     auto [it, inserted] = snapshot.by_name_.try_emplace(info.name());
     if (inserted || rebuild_lists) {
       rebuild_lists = true;
-      it->second.info = std::move(copy);
+      snapshot.SetInfo(it->second, std::move(copy));
       continue;
     }
     snapshot.ReplaceInLists(it->second, std::move(copy));
@@ -376,6 +376,10 @@ void CacheImpl::RebuildSnapshotListsLocked(Snapshot& snapshot) const {
     by_name.emplace(std::move(name), Snapshot::Entry{.info = std::move(it->second.info),
                                                      .list_index = snapshot.list_.size() - 1});
   }
+  // What is left behind are nodes no longer in the tree: their pods leave the groups.
+  for (auto& [name, entry] : snapshot.by_name_) {
+    if (entry.info != nullptr) snapshot.groups_->Replace(entry.info.get(), nullptr);
+  }
   snapshot.by_name_ = std::move(by_name);
   snapshot.RebuildAffinityLists();
   snapshot.tree_version_ = tree_version_;
@@ -383,8 +387,9 @@ void CacheImpl::RebuildSnapshotListsLocked(Snapshot& snapshot) const {
 
 void CacheImpl::RebuildSnapshotFullyLocked(Snapshot& snapshot) const {
   snapshot.by_name_.clear();
+  snapshot.groups_->Clear();
   for (const NodeInfo& info : recent_) {
-    if (info.node() != nullptr) snapshot.by_name_[info.name()].info = std::make_shared<const NodeInfo>(info);
+    if (info.node() != nullptr) snapshot.SetInfo(snapshot.by_name_[info.name()], std::make_shared<const NodeInfo>(info));
   }
   RebuildSnapshotListsLocked(snapshot);
   snapshot.generation_ = recent_.empty() ? snapshot.generation_ : recent_.front().generation();

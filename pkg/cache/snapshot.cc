@@ -38,6 +38,7 @@ Snapshot Snapshot::FromObjects(const std::vector<api::NodePtr>& nodes, const std
   Snapshot s;
   for (const std::string& name : tree.List()) {
     auto ptr = std::make_shared<const NodeInfo>(std::move(infos.at(name)));
+    s.groups_->Replace(nullptr, ptr.get());
     s.by_name_.emplace(name, Entry{ptr, s.list_.size()});
     s.list_.push_back(std::move(ptr));
   }
@@ -93,6 +94,11 @@ void Snapshot::ReplaceInLists(Entry& entry, NodeInfoPtr info) {
   list_[entry.list_index] = info;
   if (entry.affinity_index != kNotListed) with_affinity_[entry.affinity_index] = info;
   if (entry.anti_affinity_index != kNotListed) with_required_anti_affinity_[entry.anti_affinity_index] = info;
+  SetInfo(entry, std::move(info));
+}
+
+void Snapshot::SetInfo(Entry& entry, NodeInfoPtr info) {
+  groups_->Replace(entry.info.get(), info.get());
   entry.info = std::move(info);
 }
 

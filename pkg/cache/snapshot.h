@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "pkg/cache/node_info.h"
+#include "pkg/cache/pod_groups.h"
 #include "pkg/util/strings.h"
 
 namespace ksched::cache {
@@ -27,6 +29,12 @@ class Snapshot {
   std::span<const NodeInfoPtr> HavePodsWithAffinity() const { return with_affinity_; }
   std::span<const NodeInfoPtr> HavePodsWithRequiredAntiAffinity() const { return with_required_anti_affinity_; }
   const NodeInfo* Get(std::string_view node_name) const;
+  // The snapshot's pods grouped for pod-affinity matching, with counts per topology
+  // value (pod_groups.h).
+  const PodGroupIndex& PodGroups() const { return *groups_; }
+  // The slot of `key`'s counts in PodGroups(), counted from now on if no cycle asked
+  // for it before (a walk over the snapshot's pods, once per key).
+  size_t TrackTopologyKey(std::string_view key) const { return groups_->Track(key, list_); }
   size_t NumNodes() const { return list_.size(); }
   // The cache generation this snapshot reflects.
   int64_t generation() const { return generation_; }
@@ -52,12 +60,16 @@ class Snapshot {
   void UpdateMembership(std::vector<NodeInfoPtr>& list, size_t Entry::*index, Entry& entry, bool member);
   // Points every list slot of this entry at `info` (same list membership assumed).
   void ReplaceInLists(Entry& entry, NodeInfoPtr info);
+  // Sets entry.info, moving its pods' counts in the pod groups from the old NodeInfo.
+  void SetInfo(Entry& entry, NodeInfoPtr info);
 
   // Transparent, so Get(string_view) needs no temporary string.
   std::unordered_map<std::string, Entry, StringViewHash, std::equal_to<>> by_name_;
   std::vector<NodeInfoPtr> list_;
   std::vector<NodeInfoPtr> with_affinity_;
   std::vector<NodeInfoPtr> with_required_anti_affinity_;
+  // Kept in step with by_name_'s NodeInfos; behind a pointer so a snapshot stays movable.
+  std::unique_ptr<PodGroupIndex> groups_ = std::make_unique<PodGroupIndex>();
   int64_t generation_ = 0;
   // The cache's node-tree version list_ was ordered from; a different version (nodes
   // added, removed or moved between zones) makes the next update rebuild list_.

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <random>
 
 #include "pkg/cache/cache.h"
 #include "pkg/cache/cache_test_util.h"
@@ -31,6 +33,34 @@ Names SortedNamesOf(std::span<const NodeInfoPtr> infos) {
   return out;
 }
 
+// The pod groups of a snapshot as sorted lines, one per group and topology key: namespace,
+// labels, whether the members have affinity terms, how many there are, and their counts
+// per value (keys not tracked yet are tracked now).
+Names GroupLines(const Snapshot& snap, const Names& keys) {
+  Names out;
+  for (const PodGroup* g : snap.PodGroups().groups()) {
+    std::string head = g->pod->metadata.namespace_ + " {";
+    for (const auto& [k, v] : g->pod->metadata.labels) head += k + "=" + v + ",";
+    head += g->terms != nullptr ? "} terms " : "} - ";
+    head += g->pod->IsBeingDeleted() ? "deleting " : "";
+    head += std::to_string(g->members);
+    for (const std::string& key : keys) {
+      Names values;
+      g->Counts(snap.TrackTopologyKey(key)).ForEach([&](std::string_view v, int64_t n) {
+        values.push_back(std::string(v) + "=" + std::to_string(n));
+      });
+      std::sort(values.begin(), values.end());
+      std::string line = head + " " + key + ": without key " + std::to_string(g->Counts(snap.TrackTopologyKey(key)).without_key());
+      for (const auto& v : values) line += " " + v;
+      out.push_back(line);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const Names kTopologyKeys = {"kubernetes.io/hostname", "topology.kubernetes.io/zone"};
+
 // The snapshot agrees with a fresh one and with itself (every list entry is the object
 // Get returns, never a stale copy).
 void ExpectSound(Cache& cache, const Snapshot& snap, const std::string& ctx) {
@@ -52,6 +82,7 @@ void ExpectSound(Cache& cache, const Snapshot& snap, const std::string& ctx) {
   for (const auto& list : {snap.HavePodsWithAffinity(), snap.HavePodsWithRequiredAntiAffinity()}) {
     for (const auto& info : list) EXPECT_EQ(snap.Get(info->name()), info.get()) << ctx << " stale affinity entry";
   }
+  EXPECT_EQ(GroupLines(snap, kTopologyKeys), GroupLines(fresh, kTopologyKeys)) << ctx;
 }
 
 TEST(UpdateSnapshotTest, OperationSequences) {
@@ -128,6 +159,94 @@ TEST(UpdateSnapshotTest, OperationSequences) {
     ASSERT_TRUE(cache2->UpdateSnapshot(snap2).ok()) << c.name;
     EXPECT_EQ(NamesOf(snap2.List()), c.list) << c.name << " (batched)";
     ExpectSound(*cache2, snap2, std::string(c.name) + " (batched)");
+  }
+}
+
+// Pod groups kept up to date across random changes (pods added, relabelled, moved and
+// removed; nodes added, relabelled and removed; keys tracked part-way) count what a
+// snapshot built afresh counts.
+TEST(UpdateSnapshotTest, PodGroupsFollowRandomChanges) {
+  std::mt19937 rng(7);
+  const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+  // Two shared affinities, as the decoder hands replicas one instance (pkg/api/shared.h).
+  api::Pod anti_template, affinity_template;
+  anti_template.spec.affinity = testing::AntiAffinityRequired();
+  affinity_template.spec.affinity = testing::PodAffinityPreferred();
+
+  auto cache = NewCache();
+  Snapshot snap;
+  std::map<std::string, api::NodePtr> nodes;
+  std::map<std::string, api::PodPtr> pods;
+  const auto make_node = [&](const std::string& name) {
+    return MakeNode(name, "64", "256Gi", [&](api::Node& n) {
+      n.metadata.labels.Set("kubernetes.io/hostname", pick(5) == 0 ? "shared-host" : name);
+      if (pick(4) != 0) n.metadata.labels.Set("topology.kubernetes.io/zone", "z" + std::to_string(pick(3)));
+    });
+  };
+  const auto make_pod = [&](const std::string& name, const std::string& node) {
+    return MakePod(name, node, {}, [&](api::Pod& p) {
+      p.metadata.namespace_ = pick(4) == 0 ? "other" : "default";
+      p.metadata.labels.Set("app", "a" + std::to_string(pick(3)));
+      if (pick(6) == 0) p.metadata.deletion_timestamp = "2026-11-26T00:00:00Z";
+      if (const int kind = pick(3); kind == 1) p.spec.affinity = anti_template.spec.affinity;
+      else if (kind == 2) p.spec.affinity = affinity_template.spec.affinity;
+    });
+  };
+  for (int step = 0; step < 3000; ++step) {
+    const std::string node_name = "n" + std::to_string(pick(12));
+    const std::string pod_name = "p" + std::to_string(pick(60));
+    const std::string ctx = "step " + std::to_string(step);
+    switch (pick(7)) {
+      case 0:  // a node comes, or changes its labels
+        if (auto it = nodes.find(node_name); it == nodes.end()) {
+          nodes[node_name] = make_node(node_name);
+          ASSERT_TRUE(cache->AddNode(nodes[node_name]).ok()) << ctx;
+        } else {
+          auto updated = make_node(node_name);
+          ASSERT_TRUE(cache->UpdateNode(*it->second, updated).ok()) << ctx;
+          it->second = updated;
+        }
+        break;
+      case 1:  // a node goes (its pods may stay a while)
+        if (auto it = nodes.find(node_name); it != nodes.end() && pick(3) == 0) {
+          ASSERT_TRUE(cache->RemoveNode(*it->second).ok()) << ctx;
+          nodes.erase(it);
+        }
+        break;
+      case 2:
+      case 3:  // a pod comes, or is replaced by one with other labels and affinity
+        if (auto it = pods.find(pod_name); it == pods.end()) {
+          pods[pod_name] = make_pod(pod_name, node_name);
+          ASSERT_TRUE(cache->AddPod(pods[pod_name]).ok()) << ctx;
+        } else {
+          auto updated = make_pod(pod_name, it->second->spec.node_name);
+          ASSERT_TRUE(cache->UpdatePod(*it->second, updated).ok()) << ctx;
+          it->second = updated;
+        }
+        break;
+      case 4:  // a pod goes (and may come back elsewhere, under the same name)
+        if (auto it = pods.find(pod_name); it != pods.end()) {
+          ASSERT_TRUE(cache->RemovePod(*it->second).ok()) << ctx;
+          pods.erase(it);
+          if (pick(2) == 0) {
+            pods[pod_name] = make_pod(pod_name, node_name);
+            ASSERT_TRUE(cache->AddPod(pods[pod_name]).ok()) << ctx;
+          }
+        }
+        break;
+      case 5:  // a cycle asks for a key
+        snap.TrackTopologyKey(kTopologyKeys[static_cast<size_t>(pick(2))]);
+        break;
+      default:
+        break;
+    }
+    if (pick(3) == 0) {
+      ASSERT_TRUE(cache->UpdateSnapshot(snap).ok()) << ctx;
+    }
+    if (step % 100 == 99) {
+      ASSERT_TRUE(cache->UpdateSnapshot(snap).ok()) << ctx;
+      ExpectSound(*cache, snap, ctx);
+    }
   }
 }
 

@@ -1,12 +1,15 @@
 // Helpers shared by the filtering, scoring and queueing-hint halves of InterPodAffinity.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pkg/api/cluster_lister.h"
 #include "pkg/api/pod_affinity.h"
 #include "pkg/api/types.h"
+#include "pkg/cache/snapshot.h"
 
 namespace ksched::framework::plugins::interpodaffinity {
 
@@ -23,6 +26,23 @@ void MergeNamespaces(api::AffinityTerm& term, const api::ClusterLister& lister);
 
 // upstream GetNamespaceLabelsSnapshot: empty when the namespace is unknown.
 api::StringMap NamespaceLabels(const api::ClusterLister& lister, std::string_view ns);
+
+// The slots of topology keys in a snapshot's pod groups (Snapshot::TrackTopologyKey),
+// looked up once per key in a cycle.
+class TopologySlots {
+ public:
+  explicit TopologySlots(const cache::Snapshot& snapshot) : snapshot_(snapshot) {}
+  size_t Of(std::string_view key) {
+    for (const auto& [k, slot] : slots_) {
+      if (k == key) return slot;
+    }
+    return slots_.emplace_back(key, snapshot_.TrackTopologyKey(key)).second;
+  }
+
+ private:
+  const cache::Snapshot& snapshot_;
+  std::vector<std::pair<std::string_view, size_t>> slots_;
+};
 
 // "a, b" of parse errors.
 std::string JoinErrors(const std::vector<std::string>& errors);

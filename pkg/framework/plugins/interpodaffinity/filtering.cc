@@ -41,92 +41,36 @@ const api::PodAffinityTerms* EntryTerms(const cache::PodEntry& entry,
   return holder.get();
 }
 
-// Which of an existing pod's required anti-affinity terms match the incoming pod, as a
-// bit mask, remembered per cycle for pods that share one decoded affinity (replicas of a
-// workload, see pkg/api/shared.h) in one namespace: their terms are the same, so the
-// selectors run once per workload instead of once per pod.
-class AntiAffinityMatchMemo {
- public:
-  AntiAffinityMatchMemo(const api::Pod& incoming, const api::StringMap* ns_labels)
-      : incoming_(incoming), ns_labels_(ns_labels) {}
-
-  uint64_t Matches(const api::Pod& existing, const api::PodAffinityTerms& terms) {
-    const auto& anti = terms.required_anti_affinity;
-    const bool memoizable = !terms.uses_own_labels && anti.size() <= 64 && existing.spec.affinity.has_value();
-    if (memoizable) {
-      const api::Affinity* key = existing.spec.affinity.operator->();
-      for (const Entry& e : entries_) {
-        if (e.affinity == key && e.ns == existing.metadata.namespace_) return e.mask;
-      }
-    }
-    uint64_t mask = 0;
-    for (size_t i = 0; i < anti.size(); ++i) {
-      if (anti[i].Matches(incoming_, ns_labels_)) mask |= uint64_t{1} << i;
-    }
-    if (memoizable && entries_.size() < kMaxEntries) {
-      entries_.push_back({existing.spec.affinity.operator->(), existing.metadata.namespace_, mask});
-    }
-    return mask;
-  }
-
- private:
-  static constexpr size_t kMaxEntries = 32;  // a scan of more costs about what it saves
-  struct Entry {
-    const api::Affinity* affinity;
-    std::string_view ns;
-    uint64_t mask;
-  };
-  const api::Pod& incoming_;
-  const api::StringMap* ns_labels_;
-  std::vector<Entry> entries_;
-};
-
-// upstream getExistingAntiAffinityCounts, over the nodes holding pods with required
-// anti-affinity only.
-void CountExistingAntiAffinity(PreFilterState& s, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes) {
-  AntiAffinityMatchMemo memo(pod, &s.namespace_labels);
-  for (const cache::NodeInfoPtr& info : nodes) {
-    const api::Node* node = info->node();
-    if (node == nullptr) continue;
-    for (const cache::PodEntry& e : info->pods()) {
-      if (!e.has_required_anti_affinity) continue;
-      std::shared_ptr<const api::PodAffinityTerms> holder;
-      const api::PodAffinityTerms* terms = EntryTerms(e, holder);
-      if (terms == nullptr) continue;
-      const auto& anti = terms->required_anti_affinity;
-      if (anti.size() > 64) {  // beyond the mask: match term by term
-        CountAntiAffinity(s.existing_anti_affinity, anti, pod, &s.namespace_labels, node->metadata.labels, 1);
-        continue;
-      }
-      const uint64_t mask = memo.Matches(*e.pod, *terms);
-      for (size_t i = 0; i < anti.size(); ++i) {
-        if ((mask >> i & 1) == 0) continue;
-        if (const std::string* v = node->metadata.labels.Get(anti[i].topology_key)) {
-          s.existing_anti_affinity.Add(anti[i].topology_key, *v, 1);
-        }
+// upstream getExistingAntiAffinityCounts: every existing pod counts once per required
+// anti-affinity term of its own that the incoming pod matches. Read per pod group: the
+// members share their terms.
+void CountExistingAntiAffinity(PreFilterState& s, const api::Pod& pod, const cache::PodGroupIndex& groups,
+                               TopologySlots& slots) {
+  for (const cache::PodGroup* g : groups.groups_with_affinity()) {
+    for (const api::AffinityTerm& t : g->terms->required_anti_affinity) {
+      if (t.Matches(pod, &s.namespace_labels)) {
+        s.existing_anti_affinity.AddShared(t.topology_key, g->Counts(slots.Of(t.topology_key)));
       }
     }
   }
 }
 
-// upstream getIncomingAffinityAntiAffinityCounts, over all nodes. A node without any of
-// the terms' topology keys cannot be counted, so its pods are not matched at all.
-void CountIncoming(PreFilterState& s, std::span<const cache::NodeInfoPtr> nodes) {
+// upstream getIncomingAffinityAntiAffinityCounts: existing pods matching all of the
+// incoming pod's required affinity terms count once per term; those matching one of its
+// anti-affinity terms, once for that term. Matched per pod group (same namespace and labels).
+void CountIncoming(PreFilterState& s, const cache::PodGroupIndex& groups, TopologySlots& slots) {
   const auto& affinity = s.terms->required_affinity;
   const auto& anti = s.terms->required_anti_affinity;
   if (affinity.empty() && anti.empty()) return;
-  for (const cache::NodeInfoPtr& info : nodes) {
-    const api::Node* node = info->node();
-    if (node == nullptr || info->pods().empty()) continue;
-    const api::StringMap& labels = node->metadata.labels;
-    bool any_key = false;
-    for (const auto* terms : {&affinity, &anti}) {
-      for (const api::AffinityTerm& t : *terms) any_key = any_key || labels.Has(t.topology_key);
+  for (const cache::PodGroup* g : groups.groups()) {
+    const api::Pod& member = *g->pod;
+    if (!affinity.empty() && PodMatchesAllTerms(affinity, member)) {
+      for (const api::AffinityTerm& t : affinity) {
+        s.affinity.AddShared(t.topology_key, g->Counts(slots.Of(t.topology_key)));
+      }
     }
-    if (!any_key) continue;
-    for (const cache::PodEntry& e : info->pods()) {
-      if (!affinity.empty()) CountAffinity(s.affinity, affinity, *e.pod, labels, 1);
-      CountAntiAffinity(s.anti_affinity, anti, *e.pod, nullptr, labels, 1);
+    for (const api::AffinityTerm& t : anti) {
+      if (t.Matches(member, nullptr)) s.anti_affinity.AddShared(t.topology_key, g->Counts(slots.Of(t.topology_key)));
     }
   }
 }
@@ -198,8 +142,9 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod, PreFi
   s->namespace_labels = NamespaceLabels(lister, pod.metadata.namespace_);
 
   const cache::Snapshot& snapshot = handle_.Snapshot();
-  CountExistingAntiAffinity(*s, pod, snapshot.HavePodsWithRequiredAntiAffinity());
-  CountIncoming(*s, snapshot.List());
+  TopologySlots slots(snapshot);
+  CountExistingAntiAffinity(*s, pod, snapshot.PodGroups(), slots);
+  CountIncoming(*s, snapshot.PodGroups(), slots);
 
   if (s->existing_anti_affinity.empty() && terms->required_affinity.empty() &&
       terms->required_anti_affinity.empty()) {

@@ -19,21 +19,14 @@ struct PreScoreState final : StateData {
   std::shared_ptr<const TopologyCounts> scores;
 };
 
-// upstream scoreMap.processTerm: add weight*multiplier in the domain of the existing pod's
-// node when `pod` matches the term.
-void ProcessTerm(TopologyCounts& scores, const api::AffinityTerm& term, int64_t weight, const api::Pod& pod,
-                 const api::StringMap* ns_labels, const api::StringMap& node_labels) {
-  if (!term.Matches(pod, ns_labels)) return;
-  if (const std::string* v = node_labels.Get(term.topology_key)) {
-    scores.Add(term.topology_key, *v, weight, /*erase_zero=*/false);
-  }
-}
-
-void ProcessTerms(TopologyCounts& scores, const std::vector<api::WeightedAffinityTerm>& terms, int64_t multiplier,
-                  const api::Pod& pod, const api::StringMap* ns_labels, const api::StringMap& node_labels) {
-  for (const api::WeightedAffinityTerm& t : terms) {
-    ProcessTerm(scores, t.term, int64_t{t.weight} * multiplier, pod, ns_labels, node_labels);
-  }
+// upstream scoreMap.processTerm, for a whole pod group: `weight` in the domain of each
+// member's node when the group's pods match the term (`matches`).
+void ProcessTerm(TopologyCounts& scores, const api::AffinityTerm& term, int64_t weight, bool matches,
+                 const cache::PodGroup& group, TopologySlots& slots) {
+  if (!matches) return;
+  group.Counts(slots.Of(term.topology_key)).ForEach([&](std::string_view value, int64_t members) {
+    scores.Add(term.topology_key, value, weight * members, /*erase_zero=*/false);
+  });
 }
 
 }  // namespace
@@ -59,32 +52,33 @@ Status InterPodAffinity::PreScore(CycleState& state, const api::Pod& pod, std::s
   }
   const api::StringMap ns_labels = NamespaceLabels(lister, pod.metadata.namespace_);
 
-  // Without preferences of its own, only existing pods with affinity can contribute.
+  // upstream processExistingPod, per pod group: without preferences of its own, only
+  // existing pods with affinity can contribute.
   const cache::Snapshot& snapshot = handle_.Snapshot();
-  std::span<const cache::NodeInfoPtr> all = has_constraints ? snapshot.List() : snapshot.HavePodsWithAffinity();
+  const cache::PodGroupIndex& groups = snapshot.PodGroups();
+  TopologySlots slots(snapshot);
   auto scores = std::make_shared<TopologyCounts>();
-  const int64_t hard_weight = args_.hard_pod_affinity_weight;
-  for (const cache::NodeInfoPtr& info : all) {
-    const api::Node* node = info->node();
-    if (node == nullptr || node->metadata.labels.empty()) continue;
-    const api::StringMap& labels = node->metadata.labels;
-    for (const cache::PodEntry& e : info->pods()) {
-      if (!has_constraints && !e.has_affinity) continue;
-      // upstream processExistingPod.
-      ProcessTerms(*scores, preferred, 1, *e.pod, nullptr, labels);
-      ProcessTerms(*scores, preferred_anti, -1, *e.pod, nullptr, labels);
-      if (!e.has_affinity) continue;
-      std::shared_ptr<const api::PodAffinityTerms> holder;  // only for entries the cache did not parse
-      const api::PodAffinityTerms* existing = e.affinity_terms.get();
-      if (existing == nullptr) existing = (holder = api::ParsePodAffinityTerms(*e.pod)).get();
-      if (existing == nullptr) continue;
-      if (hard_weight > 0) {
-        for (const api::AffinityTerm& t : existing->required_affinity) {
-          ProcessTerm(*scores, t, hard_weight, pod, &ns_labels, labels);
-        }
+  if (has_constraints) {
+    for (const cache::PodGroup* g : groups.groups()) {
+      for (const auto& t : preferred) ProcessTerm(*scores, t.term, t.weight, t.term.Matches(*g->pod, nullptr), *g, slots);
+      for (const auto& t : preferred_anti) {
+        ProcessTerm(*scores, t.term, -int64_t{t.weight}, t.term.Matches(*g->pod, nullptr), *g, slots);
       }
-      ProcessTerms(*scores, existing->preferred_affinity, 1, pod, &ns_labels, labels);
-      ProcessTerms(*scores, existing->preferred_anti_affinity, -1, pod, &ns_labels, labels);
+    }
+  }
+  const int64_t hard_weight = args_.hard_pod_affinity_weight;
+  for (const cache::PodGroup* g : groups.groups_with_affinity()) {
+    const api::PodAffinityTerms& existing = *g->terms;
+    if (hard_weight > 0) {
+      for (const api::AffinityTerm& t : existing.required_affinity) {
+        ProcessTerm(*scores, t, hard_weight, t.Matches(pod, &ns_labels), *g, slots);
+      }
+    }
+    for (const auto& t : existing.preferred_affinity) {
+      ProcessTerm(*scores, t.term, t.weight, t.term.Matches(pod, &ns_labels), *g, slots);
+    }
+    for (const auto& t : existing.preferred_anti_affinity) {
+      ProcessTerm(*scores, t.term, -int64_t{t.weight}, t.term.Matches(pod, &ns_labels), *g, slots);
     }
   }
   if (scores->num_keys() == 0) return Status(Code::kSkip);

@@ -82,6 +82,7 @@ class DomainCounts {
   // The index of `value`, added with a count of 0 if new.
   int32_t Intern(std::string_view value);
   int32_t Find(std::string_view value) const;
+  std::string_view value(int32_t index) const { return index_.at(index); }
   int64_t& count(int32_t index) { return counts_[static_cast<size_t>(index)]; }
   int64_t count(int32_t index) const { return counts_[static_cast<size_t>(index)]; }
   // The count of `value`; 0 for an unknown value.

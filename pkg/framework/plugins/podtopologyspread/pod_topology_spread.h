@@ -71,6 +71,8 @@ class PodTopologySpread final : public PreFilterPlugin,
   StatusOr<Constraints> FilterConstraints(const std::vector<api::TopologySpreadConstraint>& constraints,
                                           const api::StringMap& pod_labels, api::WhenUnsatisfiable action) const;
   StatusOr<Constraints> BuildDefaultConstraints(const api::Pod& pod, api::WhenUnsatisfiable action) const;
+  // PreScore's counting from the snapshot's pod groups, where that is exact (scoring.cc).
+  bool CountFromPodGroups(const api::Pod& pod, const api::RequiredNodeAffinity& affinity, PreScoreState& s) const;
 
   StatusOr<QueueingHint> PodChangeHint(const api::Pod& pod, const void* old_obj, const void* new_obj) const;
   StatusOr<QueueingHint> NodeChangeHint(const api::Pod& pod, const void* old_obj, const void* new_obj) const;

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <map>
+#include <random>
 #include <set>
 
 #include "tests/fakes/builders.h"
@@ -909,6 +910,71 @@ TEST(PodTopologySpreadTest, TestNodeChangeHint) {
   for (const Case& tc : cases) {
     SCOPED_TRACE(tc.name);
     EXPECT_EQ(Hint(env.pl, EventResource::kNode, *pod, tc.old_node.get(), tc.new_node.get()), tc.want);
+  }
+}
+
+
+// PreScore reads a domain's count from the snapshot's pod groups when no inclusion
+// policy narrows the nodes (system defaults, a pod without node affinity). Random
+// clusters: the counts equal upstream's walk over every node and pod (initPreScoreState),
+// written out here, with or without the fast path.
+TEST(PodTopologySpreadTest, PreScoreCountsFromPodGroupsEqualTheWalk) {
+  std::mt19937 rng(11);
+  const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+  for (int round = 0; round < 40; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    std::vector<api::NodePtr> nodes;
+    for (int i = 0; i < 10; ++i) {
+      NodeBuilder b("node" + std::to_string(i));
+      b.Hostname();
+      if (pick(4) != 0) b.Label(kZone, pick(5) == 0 ? "" : "z" + std::to_string(pick(3)));
+      if (pick(3) == 0) b.Label("disk", "ssd");
+      nodes.push_back(b.Obj());
+    }
+    const auto random_pod = [&](const std::string& name, const std::string& node) {
+      PodBuilder b(name);
+      b.Namespace(pick(3) == 0 ? "other" : "default").Node(node);
+      if (pick(5) != 0) b.Label("app", "a" + std::to_string(pick(2)));
+      if (pick(3) == 0) b.Label("tier", "t");
+      api::Pod p = b.Build();
+      if (pick(6) == 0) p.metadata.deletion_timestamp = "2026-11-26T00:00:00Z";
+      return p;
+    };
+    std::vector<api::PodPtr> pods;
+    for (int i = 0; i < 50; ++i) {
+      pods.push_back(std::make_shared<const api::Pod>(random_pod("p" + std::to_string(i), "node" + std::to_string(pick(10)))));
+    }
+    Env env(nodes, pods, SystemDefaultConstraints(), true);
+    env.lister.replica_sets = {{"default", LabelsSelector({{"app", "a0"}})}, {"other", ExistsSelector("app")}};
+    const cache::Snapshot& snapshot = env.handle.Snapshot();
+    for (int i = 0; i < 10; ++i) {
+      api::Pod incoming = random_pod("incoming", "");
+      if (pick(4) == 0) incoming.spec.node_selector.Set("disk", "ssd");  // the walk's path
+      CycleState cs;
+      Status st = env.pl.PreScore(cs, incoming, snapshot.List());
+      ASSERT_TRUE(st.IsSuccess() || st.IsSkip()) << st.ToString();
+      if (st.IsSkip()) continue;
+      const auto* s = cs.Read<PreScoreState>(kPreScoreStateKey);
+      ASSERT_NE(s, nullptr);
+      const api::RequiredNodeAffinity affinity(incoming);
+      for (size_t c = 0; c < s->constraints->size(); ++c) {
+        const Constraint& constraint = (*s->constraints)[c];
+        if (constraint.topology_key == kLabelHostname) continue;
+        std::map<std::string, int64_t> want, got;
+        for (int32_t d = 0; d < static_cast<int32_t>(s->domains[c].size()); ++d) {
+          got[std::string(s->domains[c].value(d))] = s->domains[c].count(d);
+          want[std::string(s->domains[c].value(d))] = 0;
+        }
+        for (const cache::NodeInfoPtr& info : snapshot.List()) {
+          const api::Node& node = *info->node();
+          if (!constraint.MatchNodeInclusionPolicies(incoming, node, affinity)) continue;
+          const std::string* v = node.metadata.labels.Get(constraint.topology_key);
+          auto it = want.find(v != nullptr ? *v : std::string());
+          if (it != want.end()) it->second += CountPodsMatchSelector(info->pods(), constraint, incoming.metadata.namespace_);
+        }
+        EXPECT_EQ(got, want) << "pod " << i;
+      }
+    }
   }
 }
 

@@ -70,6 +70,10 @@ Status PodTopologySpread::PreScore(CycleState& state, const api::Pod& pod,
   }
 
   const api::RequiredNodeAffinity affinity(pod);
+  if (!require_all_topologies && CountFromPodGroups(pod, affinity, *s)) {
+    state.Write(std::string(kPreScoreStateKey), std::move(s));
+    return Status::Success();
+  }
   for (const cache::NodeInfoPtr& info : all_nodes) {
     const api::Node* node = info->node();
     if (node == nullptr) continue;
@@ -90,6 +94,41 @@ Status PodTopologySpread::PreScore(CycleState& state, const api::Pod& pod,
   }
   state.Write(std::string(kPreScoreStateKey), std::move(s));
   return Status::Success();
+}
+
+// When every node counts for every constraint (no inclusion policy narrows them: the pod
+// has no node affinity to honour and no constraint honours taints), a domain's count is
+// the sum over the snapshot's pod groups that the constraint selects of their members in
+// the domain; nodes without the key form the "" domain, as in the walk. Those sums are
+// what the walk over every node and pod in PreScore finds, read from counts the snapshot
+// keeps (cache/pod_groups.h). False (and nothing counted) when a policy applies.
+bool PodTopologySpread::CountFromPodGroups(const api::Pod& pod, const api::RequiredNodeAffinity& affinity,
+                                           PreScoreState& s) const {
+  const Constraints& cs = *s.constraints;
+  for (const Constraint& c : cs) {
+    if (c.honor_node_taints || (c.honor_node_affinity && !affinity.MatchesEveryNode())) return false;
+  }
+  const cache::Snapshot& snapshot = handle_.Snapshot();
+  for (size_t i = 0; i < cs.size(); ++i) {
+    const Constraint& c = cs[i];
+    // Hostname counts are Score's; an empty or null selector counts nothing.
+    if (c.topology_key == kLabelHostname || !c.selector.has_value() || c.selector->Empty()) continue;
+    DomainCounts& domains = s.domains[i];
+    const size_t slot = snapshot.TrackTopologyKey(c.topology_key);
+    for (const cache::PodGroup* g : snapshot.PodGroups().groups()) {
+      const api::Pod& member = *g->pod;
+      if (member.IsBeingDeleted() || member.metadata.namespace_ != pod.metadata.namespace_ ||
+          !c.selector->Matches(member.metadata.labels)) {
+        continue;
+      }
+      const cache::TopologyValueCounts& counts = g->Counts(slot);
+      for (int32_t d = 0; d < static_cast<int32_t>(domains.size()); ++d) {
+        const std::string_view value = domains.value(d);
+        domains.count(d) += counts.Get(value) + (value.empty() ? counts.without_key() : 0);
+      }
+    }
+  }
+  return true;
 }
 
 // upstream scoring.go Score: the sum over constraints of the node's domain count times
