@@ -24,6 +24,13 @@ bool PodMatchesAnyTerm(const std::vector<api::AffinityTerm>& terms, const api::P
 // keeps matching every namespace.
 void MergeNamespaces(api::AffinityTerm& term, const api::ClusterLister& lister);
 
+// The incoming pod's preferred affinity and anti-affinity terms (of `parsed`, which may
+// be null) with their namespaceSelectors merged as above: what PreScore matches.
+struct PreferredTerms {
+  std::vector<api::WeightedAffinityTerm> affinity, anti_affinity;
+};
+PreferredTerms ResolvePreferredTerms(const api::PodAffinityTerms* parsed, const api::ClusterLister& lister);
+
 // upstream GetNamespaceLabelsSnapshot: empty when the namespace is unknown.
 api::StringMap NamespaceLabels(const api::ClusterLister& lister, std::string_view ns);
 

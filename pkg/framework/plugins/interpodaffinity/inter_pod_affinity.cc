@@ -32,6 +32,17 @@ void MergeNamespaces(api::AffinityTerm& term, const api::ClusterLister& lister) 
   term.namespace_selector.reset();
 }
 
+PreferredTerms ResolvePreferredTerms(const api::PodAffinityTerms* parsed, const api::ClusterLister& lister) {
+  PreferredTerms out;
+  if (parsed == nullptr) return out;
+  out.affinity = parsed->preferred_affinity;
+  out.anti_affinity = parsed->preferred_anti_affinity;
+  for (auto* terms : {&out.affinity, &out.anti_affinity}) {
+    for (api::WeightedAffinityTerm& t : *terms) MergeNamespaces(t.term, lister);
+  }
+  return out;
+}
+
 api::StringMap NamespaceLabels(const api::ClusterLister& lister, std::string_view ns) {
   std::optional<api::StringMap> labels = lister.NamespaceLabels(ns);
   return labels ? std::move(*labels) : api::StringMap();

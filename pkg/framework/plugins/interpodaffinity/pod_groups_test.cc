@@ -4,6 +4,7 @@
 // filtering.go / scoring.go do it.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -25,6 +26,17 @@ class RandomCluster {
   }
 
   int Pick(int n) { return static_cast<int>(rng_() % static_cast<uint32_t>(n)); }
+
+  // 12 nodes and 60 pods, in namespaces ns0 (team=a), ns1 (team=b) and ns2 (unknown).
+  std::unique_ptr<testutil::Env> MakeEnv(const config::InterPodAffinityArgs& args) {
+    std::vector<api::NodePtr> nodes = Nodes(12);
+    std::vector<api::PodPtr> pods;
+    for (int i = 0; i < 60; ++i) pods.push_back(Pod("p" + std::to_string(i), "node" + std::to_string(Pick(12))));
+    auto env = std::make_unique<testutil::Env>(nodes, pods, args);
+    env->lister.namespaces["ns0"] = {{"team", "a"}};
+    env->lister.namespaces["ns1"] = {{"team", "b"}};
+    return env;
+  }
 
   std::vector<api::NodePtr> Nodes(int n) {
     std::vector<api::NodePtr> nodes;
@@ -133,14 +145,7 @@ PreFilterState WalkedPreFilterState(const cache::Snapshot& snapshot, const api::
 // upstream PreScore's processExistingPod over every node, then Score for `node`.
 int64_t WalkedScore(const cache::Snapshot& snapshot, const api::Pod& pod, const api::ClusterLister& lister,
                     const config::InterPodAffinityArgs& args, const cache::NodeInfo& node) {
-  std::shared_ptr<const api::PodAffinityTerms> parsed = api::ParsePodAffinityTerms(pod);
-  std::vector<api::WeightedAffinityTerm> preferred, preferred_anti;
-  if (parsed != nullptr) {
-    preferred = parsed->preferred_affinity;
-    preferred_anti = parsed->preferred_anti_affinity;
-    for (auto& t : preferred) MergeNamespaces(t.term, lister);
-    for (auto& t : preferred_anti) MergeNamespaces(t.term, lister);
-  }
+  const auto [preferred, preferred_anti] = ResolvePreferredTerms(api::ParsePodAffinityTerms(pod).get(), lister);
   const api::StringMap ns_labels = NamespaceLabels(lister, pod.metadata.namespace_);
   TopologyCounts scores;
   const auto process = [&](const api::AffinityTerm& t, int64_t weight, bool matches, const api::StringMap& labels) {
@@ -173,12 +178,8 @@ TEST(InterPodAffinityPodGroups, PreFilterCountsWhatTheWalkCounts) {
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     RandomCluster r(seed);
-    std::vector<api::NodePtr> nodes = r.Nodes(12);
-    std::vector<api::PodPtr> pods;
-    for (int i = 0; i < 60; ++i) pods.push_back(r.Pod("p" + std::to_string(i), "node" + std::to_string(r.Pick(12))));
-    Env env(nodes, pods);
-    env.lister.namespaces["ns0"] = {{"team", "a"}};
-    env.lister.namespaces["ns1"] = {{"team", "b"}};
+    std::unique_ptr<Env> env_holder = r.MakeEnv({});
+    Env& env = *env_holder;
     for (int i = 0; i < 20; ++i) {
       api::PodPtr pod = r.Pod("incoming" + std::to_string(i), "");
       CycleState state;
@@ -215,14 +216,10 @@ TEST(InterPodAffinityPodGroups, PreScoreScoresWhatTheWalkScores) {
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     RandomCluster r(seed);
-    std::vector<api::NodePtr> nodes = r.Nodes(12);
-    std::vector<api::PodPtr> pods;
-    for (int i = 0; i < 60; ++i) pods.push_back(r.Pod("p" + std::to_string(i), "node" + std::to_string(r.Pick(12))));
     config::InterPodAffinityArgs args;
     args.hard_pod_affinity_weight = r.Pick(3) * 3;  // 0, 3 or 6
-    Env env(nodes, pods, args);
-    env.lister.namespaces["ns0"] = {{"team", "a"}};
-    env.lister.namespaces["ns1"] = {{"team", "b"}};
+    std::unique_ptr<Env> env_holder = r.MakeEnv(args);
+    Env& env = *env_holder;
     const cache::Snapshot& snapshot = env.handle.Snapshot();
     for (int i = 0; i < 20; ++i) {
       api::PodPtr pod = r.Pod("incoming" + std::to_string(i), "");

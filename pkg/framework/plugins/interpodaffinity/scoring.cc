@@ -43,13 +43,7 @@ Status InterPodAffinity::PreScore(CycleState& state, const api::Pod& pod, std::s
   }
 
   const api::ClusterLister& lister = handle_.Lister();
-  std::vector<api::WeightedAffinityTerm> preferred, preferred_anti;
-  if (parsed != nullptr) {
-    preferred = parsed->preferred_affinity;
-    preferred_anti = parsed->preferred_anti_affinity;
-    for (auto& t : preferred) MergeNamespaces(t.term, lister);
-    for (auto& t : preferred_anti) MergeNamespaces(t.term, lister);
-  }
+  const auto [preferred, preferred_anti] = ResolvePreferredTerms(parsed.get(), lister);
   const api::StringMap ns_labels = NamespaceLabels(lister, pod.metadata.namespace_);
 
   // upstream processExistingPod, per pod group: without preferences of its own, only
