@@ -1,6 +1,7 @@
 #include "pkg/cache/pod_groups.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <utility>
 
@@ -38,6 +39,11 @@ void SortedPods(const NodeInfo& info, std::vector<const void*>& out) {
 
 }  // namespace
 
+uint64_t PodGroupIndex::NextId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 void TopologyValueCounts::Add(std::string_view value, int64_t delta) {
   const auto i = static_cast<size_t>(values_.Intern(value));
   if (i == counts_.size()) counts_.push_back(0);
@@ -61,20 +67,17 @@ PodGroup* PodGroupIndex::Find(const api::Pod& pod, uint64_t hash) const {
   return nullptr;
 }
 
-PodGroup& PodGroupIndex::FindOrAdd(const api::Pod& pod, const std::shared_ptr<const api::PodAffinityTerms>& terms,
-                                   uint64_t hash) {
+PodGroup& PodGroupIndex::FindOrAdd(const PodEntry& entry, uint64_t hash) {
+  const api::Pod& pod = *entry.pod;
   if (PodGroup* g = Find(pod, hash)) return *g;
   auto group = std::make_unique<PodGroup>();
-  auto stub = std::make_shared<api::Pod>();
-  stub->metadata.namespace_ = pod.metadata.namespace_;
-  stub->metadata.labels = pod.metadata.labels;
-  stub->metadata.deletion_timestamp = pod.metadata.deletion_timestamp;
-  group->pod = std::move(stub);
+  group->pod = entry.pod;
   group->affinity = AffinityOf(pod);
   // An entry built without the cache's parse (a what-if pod) is parsed here.
-  group->terms = terms != nullptr || group->affinity == nullptr ? terms : api::ParsePodAffinityTerms(pod);
+  group->terms = entry.affinity_terms != nullptr || group->affinity == nullptr ? entry.affinity_terms
+                                                                              : api::ParsePodAffinityTerms(pod);
   group->hash = hash;
-  group->counts.resize(keys_.size());
+  for (size_t i = 0; i < keys_.size(); ++i) group->counts.push_back(std::make_unique<TopologyValueCounts>());
   group->all_index = all_.size();
   all_.push_back(group.get());
   if (group->terms != nullptr) {
@@ -102,15 +105,14 @@ void PodGroupIndex::Erase(PodGroup& group) {
   }
 }
 
-void PodGroupIndex::Count(const api::Pod& pod, const std::shared_ptr<const api::PodAffinityTerms>& terms,
-                          const api::StringMap& node_labels, int64_t delta) {
-  const uint64_t hash = GroupHash(pod);
-  PodGroup* g = delta > 0 ? &FindOrAdd(pod, terms, hash) : Find(pod, hash);
+void PodGroupIndex::Count(const PodEntry& entry, const api::StringMap& node_labels, int64_t delta) {
+  const uint64_t hash = GroupHash(*entry.pod);
+  PodGroup* g = delta > 0 ? &FindOrAdd(entry, hash) : Find(*entry.pod, hash);
   if (g == nullptr) return;  // never counted: nothing to take back
   g->members += delta;
   for (size_t slot = 0; slot < keys_.size(); ++slot) {
-    if (const std::string* v = node_labels.Get(keys_[slot])) g->counts[slot].Add(*v, delta);
-    else g->counts[slot].AddWithoutKey(delta);
+    if (const std::string* v = node_labels.Get(keys_[slot])) g->counts[slot]->Add(*v, delta);
+    else g->counts[slot]->AddWithoutKey(delta);
   }
   if (g->members <= 0) Erase(*g);
 }
@@ -120,11 +122,12 @@ void PodGroupIndex::Replace(const NodeInfo* old_info, const NodeInfo* new_info) 
   const api::StringMap* old_labels = NodeLabels(old_info);
   const api::StringMap* new_labels = NodeLabels(new_info);
   const auto count_all = [&](const NodeInfo& info, const api::StringMap& labels, int64_t delta) {
-    for (const PodEntry& e : info.pods()) Count(*e.pod, e.affinity_terms, labels, delta);
+    for (const PodEntry& e : info.pods()) Count(e, labels, delta);
   };
   if (old_labels == nullptr || new_labels == nullptr ||
       (old_info->node() != new_info->node() && !(*old_labels == *new_labels))) {
     // Added, dropped, or relabelled (every pod moves to other values): recount.
+    ++labels_version_;
     if (old_labels != nullptr) count_all(*old_info, *old_labels, -1);
     if (new_labels != nullptr) count_all(*new_info, *new_labels, 1);
     return;
@@ -136,15 +139,16 @@ void PodGroupIndex::Replace(const NodeInfo* old_info, const NodeInfo* new_info) 
     return !std::binary_search(sorted.begin(), sorted.end(), p);
   };
   for (const PodEntry& e : old_info->pods()) {
-    if (absent(new_pods_, e.pod.get())) Count(*e.pod, e.affinity_terms, *old_labels, -1);
+    if (absent(new_pods_, e.pod.get())) Count(e, *old_labels, -1);
   }
   for (const PodEntry& e : new_info->pods()) {
-    if (absent(old_pods_, e.pod.get())) Count(*e.pod, e.affinity_terms, *new_labels, 1);
+    if (absent(old_pods_, e.pod.get())) Count(e, *new_labels, 1);
   }
 }
 
 void PodGroupIndex::Clear() {
   MutexLock lock(mu_);
+  ++labels_version_;
   by_hash_.clear();
   all_.clear();
   with_affinity_.clear();
@@ -157,7 +161,7 @@ size_t PodGroupIndex::Track(std::string_view key, std::span<const NodeInfoPtr> n
   }
   const size_t slot = keys_.size();
   keys_.emplace_back(key);
-  for (PodGroup* g : all_) g->counts.emplace_back();
+  for (PodGroup* g : all_) g->counts.push_back(std::make_unique<TopologyValueCounts>());
   for (const NodeInfoPtr& info : nodes) {
     const api::StringMap* labels = NodeLabels(info.get());
     if (labels == nullptr) continue;
@@ -165,8 +169,8 @@ size_t PodGroupIndex::Track(std::string_view key, std::span<const NodeInfoPtr> n
     for (const PodEntry& e : info->pods()) {
       PodGroup* g = Find(*e.pod, GroupHash(*e.pod));
       if (g == nullptr) continue;
-      if (v != nullptr) g->counts[slot].Add(*v, 1);
-      else g->counts[slot].AddWithoutKey(1);
+      if (v != nullptr) g->counts[slot]->Add(*v, 1);
+      else g->counts[slot]->AddWithoutKey(1);
     }
   }
   return slot;

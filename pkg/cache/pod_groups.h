@@ -17,7 +17,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <span>
 #include <string>
@@ -33,6 +32,7 @@
 namespace ksched::cache {
 
 class NodeInfo;
+struct PodEntry;
 using NodeInfoPtr = std::shared_ptr<const NodeInfo>;
 
 // value -> number of pods, for one topology key, plus the pods on nodes without the key.
@@ -67,8 +67,9 @@ class TopologyValueCounts {
 // The pods of a snapshot that share namespace, labels, affinity and whether they are
 // being deleted.
 struct PodGroup {
-  // A pod with only the group's namespace, labels and deletion timestamp: what selectors
-  // (and PodTopologySpread's skipping of terminating pods) look at.
+  // A member (the first counted; it may have left since): its namespace, labels and
+  // deletion timestamp are what selectors (and PodTopologySpread's skipping of
+  // terminating pods) look at, and they are every member's.
   api::PodPtr pod;
   // The members' parsed pod (anti-)affinity terms, equal for all of them (they depend on
   // nothing else); null when they have none.
@@ -76,15 +77,16 @@ struct PodGroup {
   int64_t members = 0;
 
   // The members counted under the topology key of `slot` (PodGroupIndex::Track).
-  const TopologyValueCounts& Counts(size_t slot) const { return counts[slot]; }
+  const TopologyValueCounts& Counts(size_t slot) const { return *counts[slot]; }
 
   // ---- kept by the index ----
   const api::Affinity* affinity = nullptr;  // the decoded instance the members share
   uint64_t hash = 0;
   size_t all_index = 0;
   size_t affinity_index = 0;
-  // Per tracked key; a deque, so tracking another key never moves the counts a cycle holds.
-  std::deque<TopologyValueCounts> counts;
+  // Per tracked key; held by pointer, so tracking another key never moves the counts a
+  // cycle holds.
+  std::vector<std::unique_ptr<TopologyValueCounts>> counts;
 };
 
 class PodGroupIndex {
@@ -104,6 +106,12 @@ class PodGroupIndex {
   // Forgets every pod; the tracked keys stay tracked.
   void Clear();
 
+  // Which index this is (unique in the process) and how many times its nodes' labels
+  // changed (a node added, dropped or relabelled): together they tell a plugin when
+  // something it derived from the nodes' labels alone must be derived again.
+  uint64_t id() const { return id_; }
+  uint64_t labels_version() const { return labels_version_; }
+
   // The slot of `key`'s counts in every group. A key no one asked for before is counted
   // first over `nodes`, which must be the NodeInfos the index holds.
   size_t Track(std::string_view key, std::span<const NodeInfoPtr> nodes);
@@ -112,17 +120,18 @@ class PodGroupIndex {
  private:
   // The group of this pod, or null.
   PodGroup* Find(const api::Pod& pod, uint64_t hash) const;
-  PodGroup& FindOrAdd(const api::Pod& pod, const std::shared_ptr<const api::PodAffinityTerms>& terms,
-                      uint64_t hash);
+  PodGroup& FindOrAdd(const PodEntry& entry, uint64_t hash);
   void Erase(PodGroup& group);
   // Counts one pod of a node with these labels in its group, `delta` = +1 or -1.
-  void Count(const api::Pod& pod, const std::shared_ptr<const api::PodAffinityTerms>& terms,
-             const api::StringMap& node_labels, int64_t delta);
+  void Count(const PodEntry& entry, const api::StringMap& node_labels, int64_t delta);
 
   std::unordered_multimap<uint64_t, std::unique_ptr<PodGroup>> by_hash_;
   std::vector<PodGroup*> all_;
   std::vector<PodGroup*> with_affinity_;
   std::vector<std::string> keys_;  // tracked topology keys, by slot
+  const uint64_t id_ = NextId();
+  uint64_t labels_version_ = 0;
+  static uint64_t NextId();
   // Track runs from a plugin through the (const) snapshot; Replace from the snapshot's owner.
   Mutex mu_;
   // Scratch for Replace's diff, kept to avoid an allocation per changed node.

@@ -34,25 +34,42 @@ class Status {
       : code_(code), reasons_(std::move(reasons)) {}
   Status(Code code, std::string reason) : code_(code), reasons_{std::move(reason)} {}
 
+  // A rejection whose reason is a constant (a plugin's kErrReason...): the Status refers
+  // to one copy of the text kept for the life of the process instead of allocating its
+  // own, as a Filter pass rejects thousands of nodes per cycle.
+  static Status Constant(Code code, std::string_view reason) {
+    Status s(code);
+    s.shared_reasons_ = &SharedReasons(reason);
+    return s;
+  }
+
   static Status Success() { return Status(); }
   static Status Error(std::string message) { return Status(Code::kError, std::move(message)); }
   // An Error carrying a module error's text, e.g. a failed API call inside a plugin.
   static Status FromError(const ksched::Status& error);
 
   Code code() const { return code_; }
-  const std::vector<std::string>& reasons() const { return reasons_; }
+  const std::vector<std::string>& reasons() const { return shared_reasons_ != nullptr ? *shared_reasons_ : reasons_; }
   // The reasons joined with ", " (upstream Status.Message()).
   std::string Message() const;
-  void AppendReason(std::string reason) { reasons_.push_back(std::move(reason)); }
+  void AppendReason(std::string reason) {
+    if (shared_reasons_ != nullptr) reasons_ = *std::exchange(shared_reasons_, nullptr);
+    reasons_.push_back(std::move(reason));
+  }
 
   // The plugin that produced a non-success status; set by the framework runtime.
-  const std::string& plugin() const { return plugin_; }
+  const std::string& plugin() const { return shared_plugin_ != nullptr ? *shared_plugin_ : plugin_; }
   Status& WithPlugin(std::string plugin) & {
     plugin_ = std::move(plugin);
+    shared_plugin_ = nullptr;
     return *this;
   }
-  Status&& WithPlugin(std::string plugin) && {
-    plugin_ = std::move(plugin);
+  Status&& WithPlugin(std::string plugin) && { return std::move(WithPlugin(std::move(plugin))); }
+  // The same for a plugin's name (Plugin::Name()), kept once for the life of the process
+  // as Constant's reasons are: no allocation per rejected node.
+  Status&& WithPluginName(std::string_view name) && {
+    plugin_.clear();
+    shared_plugin_ = &SharedName(name);
     return std::move(*this);
   }
 
@@ -72,14 +89,18 @@ class Status {
   // "Unschedulable: reason1, reason2" ("Success" when successful).
   std::string ToString() const;
 
-  bool operator==(const Status& other) const {
-    return code_ == other.code_ && reasons_ == other.reasons_;
-  }
+  bool operator==(const Status& other) const { return code_ == other.code_ && reasons() == other.reasons(); }
 
  private:
+  // The process-wide copies behind Constant and WithPluginName, found by the text.
+  static const std::vector<std::string>& SharedReasons(std::string_view reason);
+  static const std::string& SharedName(std::string_view name);
+
   Code code_ = Code::kSuccess;
   std::vector<std::string> reasons_;
+  const std::vector<std::string>* shared_reasons_ = nullptr;  // instead of reasons_
   std::string plugin_;
+  const std::string* shared_plugin_ = nullptr;  // instead of plugin_
 };
 
 // Merges per-plugin statuses (given in plugin order) into one. The code is the most

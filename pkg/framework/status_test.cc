@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <string>
+#include <vector>
+
 namespace ksched::framework {
 namespace {
 
@@ -67,6 +71,41 @@ TEST(StatusTest, MergeKeepsMostSevereAndFirstRejectingPlugin) {
     EXPECT_EQ(m.plugin(), c.plugin) << c.name;
     EXPECT_EQ(m.Message(), c.message) << c.name;
   }
+}
+
+}  // namespace
+}  // namespace ksched::framework
+
+namespace ksched::framework {
+namespace {
+
+// Constant reasons and plugin names are shared copies: equal to what the text-taking
+// forms give, the same object every time, and a text in a reused buffer gets its own.
+TEST(StatusTest, ConstantReasonsAndPluginNamesAreSharedCopies) {
+  constexpr std::string_view kReason = "node(s) didn't match pod topology spread constraints";
+  Status a = Status::Constant(Code::kUnschedulable, kReason).WithPluginName("PodTopologySpread");
+  Status b = Status(Code::kUnschedulable, std::string(kReason)).WithPlugin("PodTopologySpread");
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.plugin(), b.plugin());
+  EXPECT_EQ(a.ToString(), b.ToString());
+  EXPECT_EQ(&a.reasons(), &Status::Constant(Code::kUnschedulable, kReason).reasons());
+
+  // Appending copies the shared reasons first; the shared copy is untouched.
+  Status c = a;
+  c.AppendReason("Insufficient cpu");
+  EXPECT_EQ(c.reasons(), (std::vector<std::string>{std::string(kReason), "Insufficient cpu"}));
+  EXPECT_EQ(a.reasons(), std::vector<std::string>{std::string(kReason)});
+  // WithPlugin after WithPluginName replaces the name.
+  Status d = Status(a).WithPlugin("Other");
+  EXPECT_EQ(d.plugin(), "Other");
+
+  // The same buffer holding another text later.
+  char buffer[] = "Insufficient cpu";
+  Status e = Status::Constant(Code::kUnschedulable, buffer);
+  std::memcpy(buffer, "Insufficient mem", sizeof(buffer));
+  Status f = Status::Constant(Code::kUnschedulable, buffer);
+  EXPECT_EQ(e.Message(), "Insufficient cpu");
+  EXPECT_EQ(f.Message(), "Insufficient mem");
 }
 
 }  // namespace

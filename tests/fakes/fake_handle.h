@@ -28,6 +28,8 @@ class FakeHandle final : public framework::Handle, public framework::PodBinder {
   }
 
   void SetSnapshot(cache::Snapshot snapshot) { snapshot_ = std::move(snapshot); }
+  // For a cache to update in place (Cache::UpdateSnapshot), as the scheduler does.
+  cache::Snapshot& MutableSnapshot() { return snapshot_; }
   void SetNominator(const framework::PodNominator* nominator) { nominator_ = nominator; }
   void SetLister(const api::ClusterLister* lister) { lister_ = lister; }
   framework::VolumeWriter* Volumes() override { return volumes_; }

@@ -148,7 +148,7 @@ Status Framework::RunFilterPlugins(const CycleState& state, const api::Pod& pod,
       return Status::Error("running " + Quoted(pl->Name()) + " filter plugin: " + s.Message())
           .WithPlugin(std::string(pl->Name()));
     }
-    return std::move(s).WithPlugin(std::string(pl->Name()));
+    return std::move(s).WithPluginName(pl->Name());
   }
   return Status();
 }
@@ -159,7 +159,7 @@ void Framework::RunAllFilterPlugins(const CycleState& state, const api::Pod& pod
     FilterPlugin* pl = filter_[i];
     if (FilterSkipped(state, i, *pl)) continue;
     Status s = pl->Filter(state, pod, node);
-    if (!s.IsSuccess()) rejections.push_back(std::move(s).WithPlugin(std::string(pl->Name())));
+    if (!s.IsSuccess()) rejections.push_back(std::move(s).WithPluginName(pl->Name()));
   }
 }
 

@@ -193,7 +193,7 @@ Status DefaultPreemption::SelectVictimsOnNode(CycleState& state, const api::Pod&
   for (const cache::PodEntry& e : node.pods()) {
     if (e.pod->Priority() < pod.Priority()) potential.push_back(e);
   }
-  if (potential.empty()) return Status(Code::kUnschedulableAndUnresolvable, std::string(kNoVictims));
+  if (potential.empty()) return Status::Constant(Code::kUnschedulableAndUnresolvable, kNoVictims);
   for (const cache::PodEntry& e : potential) {
     node.RemovePod(*e.pod);
     if (Status s = handle_.RunPreFilterExtensionRemovePod(state, pod, e, node); !s.IsSuccess()) return s;

@@ -181,13 +181,13 @@ Status InterPodAffinity::Filter(const CycleState& state, const api::Pod& /*pod*/
   if (node.node() == nullptr) return Status::Error("node not found");
   const api::StringMap& labels = node.node()->metadata.labels;
   if (!SatisfyPodAffinity(*s, labels)) {
-    return Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonAffinityRulesNotMatch));
+    return Status::Constant(Code::kUnschedulableAndUnresolvable, kErrReasonAffinityRulesNotMatch);
   }
   if (!SatisfyPodAntiAffinity(*s, labels)) {
-    return Status(Code::kUnschedulable, std::string(kErrReasonAntiAffinityRulesNotMatch));
+    return Status::Constant(Code::kUnschedulable, kErrReasonAntiAffinityRulesNotMatch);
   }
   if (s->existing_anti_affinity.AnyPositive(labels)) {
-    return Status(Code::kUnschedulable, std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
+    return Status::Constant(Code::kUnschedulable, kErrReasonExistingAntiAffinityRulesNotMatch);
   }
   return Status::Success();
 }

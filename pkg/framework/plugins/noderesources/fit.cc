@@ -45,29 +45,41 @@ bool RequestsNothing(const cache::Resource& r) {
   return r.milli_cpu == 0 && r.memory == 0 && r.ephemeral_storage == 0 && r.scalar.empty();
 }
 
+// Calls short(name, reason, requested, used, capacity) for every resource the node lacks
+// for `req`, in upstream fitsRequest's order. The reason is a constant for pods, cpu,
+// memory and ephemeral-storage, and valid only during the call for an extended resource.
+template <typename Short>
+void ForEachShortResource(const cache::Resource& req, const cache::Resource& allocatable,
+                          const cache::Resource& requested, size_t num_pods, const IgnoredResources& ignored,
+                          Short&& on_short) {
+  if (static_cast<int64_t>(num_pods) + 1 > allocatable.allowed_pod_number) {
+    on_short(kResourcePods, std::string_view("Too many pods"), 1, static_cast<int64_t>(num_pods),
+             allocatable.allowed_pod_number);
+  }
+  if (RequestsNothing(req)) return;
+  auto check = [&](std::string_view name, std::string_view reason, int64_t want, int64_t alloc, int64_t used) {
+    if (want > 0 && want > alloc - used) on_short(name, reason, want, used, alloc);
+  };
+  check(kResourceCpu, "Insufficient cpu", req.milli_cpu, allocatable.milli_cpu, requested.milli_cpu);
+  check(kResourceMemory, "Insufficient memory", req.memory, allocatable.memory, requested.memory);
+  check(kResourceEphemeralStorage, "Insufficient ephemeral-storage", req.ephemeral_storage,
+        allocatable.ephemeral_storage, requested.ephemeral_storage);
+  for (const auto& [name, quantity] : req.scalar) {
+    if (quantity == 0 || IsIgnored(name, ignored)) continue;
+    const std::string reason = "Insufficient " + name;
+    check(name, reason, quantity, allocatable.Scalar(name), requested.Scalar(name));
+  }
+}
+
 std::vector<InsufficientResource> FitsOn(const cache::Resource& req, const cache::Resource& allocatable,
                                          const cache::Resource& requested, size_t num_pods,
                                          const IgnoredResources& ignored) {
   std::vector<InsufficientResource> out;
-  if (static_cast<int64_t>(num_pods) + 1 > allocatable.allowed_pod_number) {
-    out.push_back({std::string(kResourcePods), "Too many pods", 1, static_cast<int64_t>(num_pods),
-                   allocatable.allowed_pod_number});
-  }
-  if (RequestsNothing(req)) return out;
-
-  auto check = [&](std::string_view name, int64_t want, int64_t alloc, int64_t used) {
-    if (want > 0 && want > alloc - used) {
-      out.push_back({std::string(name), "Insufficient " + std::string(name), want, used, alloc});
-    }
-  };
-  check(kResourceCpu, req.milli_cpu, allocatable.milli_cpu, requested.milli_cpu);
-  check(kResourceMemory, req.memory, allocatable.memory, requested.memory);
-  check(kResourceEphemeralStorage, req.ephemeral_storage, allocatable.ephemeral_storage,
-        requested.ephemeral_storage);
-  for (const auto& [name, quantity] : req.scalar) {
-    if (quantity == 0 || IsIgnored(name, ignored)) continue;
-    check(name, quantity, allocatable.Scalar(name), requested.Scalar(name));
-  }
+  ForEachShortResource(req, allocatable, requested, num_pods, ignored,
+                       [&](std::string_view name, std::string_view reason, int64_t want, int64_t used,
+                           int64_t capacity) {
+                         out.push_back({std::string(name), std::string(reason), want, used, capacity});
+                       });
   return out;
 }
 
@@ -176,13 +188,15 @@ Status Fit::Filter(const CycleState& state, const api::Pod& /*pod*/, const cache
   if (s == nullptr) {
     return Status::Error("error reading \"" + std::string(kPreFilterStateKey) + "\" from cycleState: not found");
   }
-  std::vector<InsufficientResource> insufficient = FitsRequest(s->request, node, ignored_);
-  if (insufficient.empty()) return Status::Success();
-  // Every failing resource is reported, so the event message lists them all.
-  std::vector<std::string> reasons;
-  reasons.reserve(insufficient.size());
-  for (InsufficientResource& r : insufficient) reasons.push_back(std::move(r.reason));
-  return Status(Code::kUnschedulable, std::move(reasons));
+  // Every failing resource is reported, so the event message lists them all. One reason
+  // (the usual case) is shared, not copied, per rejected node.
+  Status status;
+  ForEachShortResource(s->request.request, node.allocatable(), node.requested(), node.pods().size(), ignored_,
+                       [&](std::string_view, std::string_view reason, int64_t, int64_t, int64_t) {
+                         if (status.IsSuccess()) status = Status::Constant(Code::kUnschedulable, reason);
+                         else status.AppendReason(std::string(reason));
+                       });
+  return status;
 }
 
 Status Fit::PreScore(CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> /*nodes*/) {

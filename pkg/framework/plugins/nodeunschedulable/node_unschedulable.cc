@@ -31,10 +31,10 @@ StatusOr<std::unique_ptr<Plugin>> NodeUnschedulable::New(const config::PluginArg
 Status NodeUnschedulable::Filter(const CycleState& /*state*/, const api::Pod& pod,
                                  const cache::NodeInfo& node) const {
   if (node.node() == nullptr) {
-    return Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonUnknownCondition));
+    return Status::Constant(Code::kUnschedulableAndUnresolvable, kErrReasonUnknownCondition);
   }
   if (!node.unschedulable() || ToleratesUnschedulable(pod)) return Status::Success();
-  return Status(Code::kUnschedulableAndUnresolvable, std::string(kErrReasonUnschedulable));
+  return Status::Constant(Code::kUnschedulableAndUnresolvable, kErrReasonUnschedulable);
 }
 
 std::vector<ClusterEventWithHint> NodeUnschedulable::EventsToRegister() const {

@@ -33,6 +33,13 @@ bool NodeInclusion::Matches(const Constraint& c) {
   return true;
 }
 
+bool EveryNodeIncluded(const Constraints& constraints, const api::RequiredNodeAffinity& affinity) {
+  for (const Constraint& c : constraints) {
+    if (c.honor_node_taints || (c.honor_node_affinity && !affinity.MatchesEveryNode())) return false;
+  }
+  return true;
+}
+
 bool NodeLabelsMatchSpreadConstraints(const api::StringMap& labels, const Constraints& constraints) {
   for (const Constraint& c : constraints) {
     if (!labels.Has(c.topology_key)) return false;
@@ -61,13 +68,42 @@ int64_t CountPodsMatchSelector(const std::vector<cache::PodEntry>& pods, const C
   return n;
 }
 
+bool SelectsPodGroup(const Constraint& c, const cache::PodGroup& group, std::string_view ns) {
+  const api::Pod& member = *group.pod;
+  return c.selector.has_value() && !c.selector->Empty() && !member.IsBeingDeleted() &&
+         member.metadata.namespace_ == ns && c.selector->Matches(member.metadata.labels);
+}
+
+void CountPodGroups(const cache::Snapshot& snapshot, const Constraint& c, std::string_view ns,
+                    bool missing_key_is_empty, DomainCounts& domains) {
+  if (!c.selector.has_value() || c.selector->Empty()) return;
+  const size_t slot = snapshot.TrackTopologyKey(c.topology_key);
+  for (const cache::PodGroup* g : snapshot.PodGroups().groups()) {
+    if (!SelectsPodGroup(c, *g, ns)) continue;
+    const cache::TopologyValueCounts& counts = g->Counts(slot);
+    counts.ForEach([&](std::string_view value, int64_t n) {
+      if (const int32_t d = domains.Find(value); d != DomainCounts::kNone) domains.count(d) += n;
+    });
+    if (missing_key_is_empty && counts.without_key() != 0) {
+      if (const int32_t d = domains.Find(""); d != DomainCounts::kNone) domains.count(d) += counts.without_key();
+    }
+  }
+}
+
 int32_t DomainCounts::Intern(std::string_view value) {
-  const auto i = index_.Intern(value);
-  if (static_cast<size_t>(i) == counts_.size()) counts_.push_back(0);
+  if (const int32_t i = Find(value); i != kNone) return i;
+  if (index_ == nullptr) index_ = std::make_shared<StringIndex>();
+  else if (index_.use_count() > 1) index_ = std::make_shared<StringIndex>(*index_);
+  const auto i = index_->Intern(value);
+  counts_.push_back(0);
   return i;
 }
 
-int32_t DomainCounts::Find(std::string_view value) const { return index_.Find(value); }
+void DomainCounts::Reserve(size_t n) {
+  if (index_ == nullptr) index_ = std::make_shared<StringIndex>();
+  if (index_.use_count() == 1) index_->Reserve(n);
+  counts_.reserve(n);
+}
 
 void CriticalPaths::Update(int32_t domain, int64_t num) {
   int i = -1;

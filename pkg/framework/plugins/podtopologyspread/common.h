@@ -16,6 +16,7 @@
 #include "pkg/api/selector.h"
 #include "pkg/api/types.h"
 #include "pkg/cache/node_info.h"
+#include "pkg/cache/snapshot.h"
 #include "pkg/framework/interface.h"
 #include "pkg/util/string_index.h"
 #include "pkg/util/strings.h"
@@ -66,6 +67,9 @@ class NodeInclusion {
   int8_t tolerated_ = -1;
 };
 
+// True when no constraint's inclusion policy can leave a node out: none honours taints,
+// and the pod has no node affinity or nodeSelector for those that honour it.
+bool EveryNodeIncluded(const Constraints& constraints, const api::RequiredNodeAffinity& affinity);
 // True when the node has a label for every constraint's topology key.
 bool NodeLabelsMatchSpreadConstraints(const api::StringMap& labels, const Constraints& constraints);
 // True when some constraint's selector matches `labels`.
@@ -73,16 +77,25 @@ bool PodLabelsMatchSpreadConstraints(const Constraints& constraints, const api::
 // The pods of `pods` in namespace `ns`, not terminating, that `c` selects (upstream
 // countPodsMatchSelector; an empty selector counts nothing).
 int64_t CountPodsMatchSelector(const std::vector<cache::PodEntry>& pods, const Constraint& c, std::string_view ns);
+// The same test for every member of a snapshot pod group (cache/pod_groups.h).
+bool SelectsPodGroup(const Constraint& c, const cache::PodGroup& group, std::string_view ns);
 
-// The topology values (domains) of one constraint, interned once per cycle to dense
-// indices, with a matching-pod count each. Lookups take a string_view: no allocation.
+// The topology values (domains) of one constraint, interned to dense indices, with a
+// matching-pod count each. Lookups take a string_view: no allocation. The values may be
+// shared (between a state and its clones, or with the domains PreFilter keeps across
+// cycles); the first new value interned into a shared set copies it.
 class DomainCounts {
  public:
   static constexpr int32_t kNone = StringIndex::kNone;
+  DomainCounts() = default;
+  // The domains `values`, each with a count of 0.
+  explicit DomainCounts(std::shared_ptr<StringIndex> values)
+      : index_(std::move(values)), counts_(index_->size(), 0) {}
+
   // The index of `value`, added with a count of 0 if new.
   int32_t Intern(std::string_view value);
-  int32_t Find(std::string_view value) const;
-  std::string_view value(int32_t index) const { return index_.at(index); }
+  int32_t Find(std::string_view value) const { return index_ != nullptr ? index_->Find(value) : kNone; }
+  std::string_view value(int32_t index) const { return index_->at(index); }
   int64_t& count(int32_t index) { return counts_[static_cast<size_t>(index)]; }
   int64_t count(int32_t index) const { return counts_[static_cast<size_t>(index)]; }
   // The count of `value`; 0 for an unknown value.
@@ -91,15 +104,19 @@ class DomainCounts {
     return i == kNone ? 0 : count(i);
   }
   size_t size() const { return counts_.size(); }
-  void Reserve(size_t n) {
-    index_.Reserve(n);
-    counts_.reserve(n);
-  }
+  void Reserve(size_t n);
 
  private:
-  StringIndex index_;  // no allocation per domain (hostname: one per node)
+  std::shared_ptr<StringIndex> index_;  // no allocation per domain (hostname: one per node)
   std::vector<int64_t> counts_;
 };
+
+// Adds to `domains` the members of the snapshot's pod groups that `c` selects, per value
+// of the constraint's key; with `missing_key_is_empty`, those on nodes without the key
+// count in the "" domain (PreScore's walk reads a missing label as ""). Values that are
+// not domains are skipped.
+void CountPodGroups(const cache::Snapshot& snapshot, const Constraint& c, std::string_view ns,
+                    bool missing_key_is_empty, DomainCounts& domains);
 
 // The two domains with the fewest matching pods seen so far (upstream criticalPaths):
 // paths[0] always holds the minimum; paths[1] is not guaranteed to be the second one.
@@ -119,6 +136,9 @@ struct PreFilterState final : StateData {
   std::shared_ptr<const api::RequiredNodeAffinity> node_affinity;
   std::vector<DomainCounts> domains;  // per constraint
   std::vector<CriticalPaths> critical_paths;  // per constraint
+  // Per constraint: 1 when the pod matches the constraint's own selector (Filter adds
+  // the pod itself to the node's domain).
+  std::vector<int64_t> self_match;
 
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<PreFilterState>(*this); }
   bool NeededForBinding() const override { return false; }  // Filter / Score only

@@ -6,15 +6,20 @@
 // Upstream: pkg/scheduler/framework/plugins/podtopologyspread.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "config/types.h"
 #include "pkg/framework/interface.h"
 #include "pkg/framework/plugins/podtopologyspread/common.h"
+#include "pkg/util/mutex.h"
 #include "pkg/util/status.h"
+#include "pkg/util/string_index.h"
+#include "pkg/util/thread_annotations.h"
 
 namespace ksched::framework::plugins::podtopologyspread {
 
@@ -74,6 +79,22 @@ class PodTopologySpread final : public PreFilterPlugin,
   // PreScore's counting from the snapshot's pod groups, where that is exact (scoring.cc).
   bool CountFromPodGroups(const api::Pod& pod, const api::RequiredNodeAffinity& affinity, PreScoreState& s) const;
 
+  // The domains of a set of topology keys (a pod's DoNotSchedule constraints, in order):
+  // each key's values over the nodes that carry all of the keys, in the snapshot's node
+  // order. `exact`: every node with one of the keys has all of them, so a pod group's
+  // counts per value are counts over exactly those nodes. Kept across cycles until the
+  // snapshot's node labels change (filtering.cc).
+  struct DomainSets {
+    uint64_t index_id = 0;
+    uint64_t labels_version = 0;
+    std::vector<std::string> keys;
+    bool exact = false;
+    std::vector<std::shared_ptr<StringIndex>> values;  // per key
+  };
+  // The domains of these constraints' keys (per constraint), from the cache or built by
+  // one walk over the nodes; empty unless exact.
+  std::vector<std::shared_ptr<StringIndex>> ExactDomains(const Constraints& constraints);
+
   StatusOr<QueueingHint> PodChangeHint(const api::Pod& pod, const void* old_obj, const void* new_obj) const;
   StatusOr<QueueingHint> NodeChangeHint(const api::Pod& pod, const void* old_obj, const void* new_obj) const;
 
@@ -81,6 +102,10 @@ class PodTopologySpread final : public PreFilterPlugin,
   std::vector<api::TopologySpreadConstraint> default_constraints_;
   // With the system defaults, nodes need not carry every topology key to be scored.
   bool system_defaulted_ = false;
+  // A few key sets' domains (a profile's pods usually share one or two); PreFilter runs
+  // on the scheduling thread, the lock keeps any other caller safe.
+  Mutex domain_sets_mu_;
+  std::vector<DomainSets> domain_sets_ GUARDED_BY(domain_sets_mu_);
 };
 
 }  // namespace ksched::framework::plugins::podtopologyspread

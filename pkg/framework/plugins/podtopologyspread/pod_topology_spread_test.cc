@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
 #include <set>
 
+#include "pkg/cache/cache.h"
 #include "tests/fakes/builders.h"
 #include "tests/fakes/fake_cluster_lister.h"
 #include "tests/fakes/fake_handle.h"
@@ -914,6 +916,19 @@ TEST(PodTopologySpreadTest, TestNodeChangeHint) {
 }
 
 
+// A pod in "default" or "other", usually labelled app=a0|a1 (and tier=t with `tier`),
+// sometimes being deleted: what the random spread tests count.
+api::Pod RandomPod(std::mt19937& rng, const std::string& name, const std::string& node, bool tier) {
+  const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+  PodBuilder b(name);
+  b.Namespace(pick(3) == 0 ? "other" : "default").Node(node);
+  if (pick(5) != 0) b.Label("app", "a" + std::to_string(pick(2)));
+  if (tier && pick(3) == 0) b.Label("tier", "t");
+  api::Pod p = b.Build();
+  if (pick(6) == 0) p.metadata.deletion_timestamp = "2026-11-26T00:00:00Z";
+  return p;
+}
+
 // PreScore reads a domain's count from the snapshot's pod groups when no inclusion
 // policy narrows the nodes (system defaults, a pod without node affinity). Random
 // clusters: the counts equal upstream's walk over every node and pod (initPreScoreState),
@@ -932,13 +947,7 @@ TEST(PodTopologySpreadTest, PreScoreCountsFromPodGroupsEqualTheWalk) {
       nodes.push_back(b.Obj());
     }
     const auto random_pod = [&](const std::string& name, const std::string& node) {
-      PodBuilder b(name);
-      b.Namespace(pick(3) == 0 ? "other" : "default").Node(node);
-      if (pick(5) != 0) b.Label("app", "a" + std::to_string(pick(2)));
-      if (pick(3) == 0) b.Label("tier", "t");
-      api::Pod p = b.Build();
-      if (pick(6) == 0) p.metadata.deletion_timestamp = "2026-11-26T00:00:00Z";
-      return p;
+      return RandomPod(rng, name, node, /*tier=*/true);
     };
     std::vector<api::PodPtr> pods;
     for (int i = 0; i < 50; ++i) {
@@ -976,6 +985,136 @@ TEST(PodTopologySpreadTest, PreScoreCountsFromPodGroupsEqualTheWalk) {
       }
     }
   }
+}
+
+
+// upstream calPreFilterState's walk over every node and pod: per constraint, value ->
+// matching pods over the nodes that carry every key and pass the inclusion policies.
+std::vector<std::map<std::string, int64_t>> WalkedPreFilterCounts(const cache::Snapshot& snapshot,
+                                                                  const api::Pod& pod, const PreFilterState& s) {
+  const Constraints& cs = *s.constraints;
+  std::vector<std::map<std::string, int64_t>> out(cs.size());
+  for (const cache::NodeInfoPtr& info : snapshot.List()) {
+    const api::Node& node = *info->node();
+    if (!NodeLabelsMatchSpreadConstraints(node.metadata.labels, cs)) continue;
+    for (size_t i = 0; i < cs.size(); ++i) {
+      if (!cs[i].MatchNodeInclusionPolicies(pod, node, *s.node_affinity)) continue;
+      out[i][*node.metadata.labels.Get(cs[i].topology_key)] +=
+          CountPodsMatchSelector(info->pods(), cs[i], pod.metadata.namespace_);
+    }
+  }
+  return out;
+}
+
+void ExpectWalkedPreFilterState(const cache::Snapshot& snapshot, const api::Pod& pod, const PreFilterState& s) {
+  const auto want = WalkedPreFilterCounts(snapshot, pod, s);
+  for (size_t i = 0; i < want.size(); ++i) {
+    std::map<std::string, int64_t> got;
+    int64_t min = INT32_MAX;
+    for (int32_t d = 0; d < static_cast<int32_t>(s.domains[i].size()); ++d) {
+      got[std::string(s.domains[i].value(d))] = s.domains[i].count(d);
+    }
+    for (const auto& [v, n] : want[i]) min = std::min(min, n);
+    EXPECT_EQ(got, want[i]) << (*s.constraints)[i].topology_key;
+    if (static_cast<int32_t>(want[i].size()) >= (*s.constraints)[i].min_domains) {
+      EXPECT_EQ(s.MinMatchNum(i), min) << (*s.constraints)[i].topology_key;
+    }
+  }
+}
+
+// PreFilter reads the counts of its DoNotSchedule constraints from the snapshot's pod
+// groups, over domains kept across cycles, when every node with one of the keys has all
+// of them and no inclusion policy narrows the nodes; otherwise it walks. Random
+// clusters, both paths: the domains and counts equal the walk's.
+TEST(PodTopologySpreadTest, PreFilterCountsFromPodGroupsEqualTheWalk) {
+  std::mt19937 rng(5);
+  const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+  for (int round = 0; round < 40; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const bool some_without_keys = pick(3) == 0;  // the walk's path
+    std::vector<api::NodePtr> nodes;
+    for (int i = 0; i < 12; ++i) {
+      NodeBuilder b("node" + std::to_string(i));
+      const bool keys = !some_without_keys || pick(4) != 0;
+      if (keys) b.Label(kHost, pick(6) == 0 ? "shared" : "node" + std::to_string(i));
+      if (keys || pick(2) == 0) b.Label(kZone, "z" + std::to_string(pick(3)));
+      if (pick(3) == 0) b.Label("disk", "ssd");
+      nodes.push_back(b.Obj());
+    }
+    const auto random_pod = [&](const std::string& name, const std::string& node) {
+      return RandomPod(rng, name, node, /*tier=*/false);
+    };
+    std::vector<api::PodPtr> pods;
+    for (int i = 0; i < 50; ++i) {
+      pods.push_back(
+          std::make_shared<const api::Pod>(random_pod("p" + std::to_string(i), "node" + std::to_string(pick(12)))));
+    }
+    Env env(nodes, pods);
+    for (int i = 0; i < 10; ++i) {
+      PodBuilder b("incoming");
+      b.Label("app", "a0");
+      b.SpreadConstraint(1, kZone, kDNS, pick(4) == 0 ? ExistsSelector("app") : LabelsSelector({{"app", "a0"}}));
+      if (pick(2) == 0) b.SpreadConstraint(1, kHost, kDNS, LabelsSelector({{"app", "a0"}}));
+      if (pick(4) == 0) b.NodeSelector("disk", "ssd");  // the walk's path
+      api::Pod incoming = b.Build();
+      CycleState cs;
+      PreFilterResult r;
+      ASSERT_TRUE(env.pl.PreFilter(cs, incoming, r).IsSuccess());
+      const auto* s = cs.Read<PreFilterState>(kPreFilterStateKey);
+      ASSERT_NE(s, nullptr);
+      ExpectWalkedPreFilterState(env.handle.Snapshot(), incoming, *s);
+    }
+  }
+}
+
+// The domains kept across cycles follow the snapshot: a node relabelled into another
+// zone, or losing a key (then the walk), or a node added.
+TEST(PodTopologySpreadTest, PreFilterDomainsFollowNodeLabelChanges) {
+  auto cache = cache::NewCache();
+  FakeHandle handle;
+  PodTopologySpread pl(handle, {}, false);
+  const auto node = [](const std::string& name, const std::string& zone, bool hostname = true) {
+    NodeBuilder b(name);
+    if (hostname) b.Hostname();
+    return b.Label(kZone, zone).Obj();
+  };
+  std::map<std::string, api::NodePtr> nodes = {{"n1", node("n1", "z1")}, {"n2", node("n2", "z2")}};
+  for (const auto& [name, n] : nodes) ASSERT_TRUE(cache->AddNode(n).ok());
+  ASSERT_TRUE(cache->AddPod(PodBuilder("p1").UID("p1").Node("n1").Label("app", "a").Obj()).ok());
+  ASSERT_TRUE(cache->AddPod(PodBuilder("p2").UID("p2").Node("n2").Label("app", "a").Obj()).ok());
+  api::Pod incoming = PodBuilder("in")
+                          .Label("app", "a")
+                          .SpreadConstraint(1, kZone, kDNS, LabelsSelector({{"app", "a"}}))
+                          .SpreadConstraint(1, kHost, kDNS, LabelsSelector({{"app", "a"}}))
+                          .Build();
+  const auto check = [&](const std::string& ctx, std::map<std::string, int64_t> want_zones) {
+    SCOPED_TRACE(ctx);
+    ASSERT_TRUE(cache->UpdateSnapshot(handle.MutableSnapshot()).ok());
+    CycleState cs;
+    PreFilterResult r;
+    ASSERT_TRUE(pl.PreFilter(cs, incoming, r).IsSuccess());
+    const auto* s = cs.Read<PreFilterState>(kPreFilterStateKey);
+    ASSERT_NE(s, nullptr);
+    ExpectWalkedPreFilterState(handle.Snapshot(), incoming, *s);
+    std::map<std::string, int64_t> zones;
+    for (int32_t d = 0; d < static_cast<int32_t>(s->domains[0].size()); ++d) {
+      zones[std::string(s->domains[0].value(d))] = s->domains[0].count(d);
+    }
+    EXPECT_EQ(zones, want_zones);
+  };
+  const auto relabel = [&](const std::string& name, api::NodePtr n) {
+    ASSERT_TRUE(cache->UpdateNode(*nodes[name], n).ok());
+    nodes[name] = std::move(n);
+  };
+  check("start", {{"z1", 1}, {"z2", 1}});
+  check("again, from the kept domains", {{"z1", 1}, {"z2", 1}});
+  relabel("n2", node("n2", "z3"));
+  check("n2 moved to z3", {{"z1", 1}, {"z3", 1}});
+  relabel("n1", node("n1", "z1", /*hostname=*/false));
+  check("n1 lost its hostname: not a domain, and the walk counts", {{"z3", 1}});
+  relabel("n1", node("n1", "z1"));
+  ASSERT_TRUE(cache->AddNode(node("n3", "z4")).ok());
+  check("n1 back, n3 added", {{"z1", 1}, {"z3", 1}, {"z4", 0}});
 }
 
 }  // namespace

@@ -105,28 +105,11 @@ Status PodTopologySpread::PreScore(CycleState& state, const api::Pod& pod,
 bool PodTopologySpread::CountFromPodGroups(const api::Pod& pod, const api::RequiredNodeAffinity& affinity,
                                            PreScoreState& s) const {
   const Constraints& cs = *s.constraints;
-  for (const Constraint& c : cs) {
-    if (c.honor_node_taints || (c.honor_node_affinity && !affinity.MatchesEveryNode())) return false;
-  }
-  const cache::Snapshot& snapshot = handle_.Snapshot();
+  if (!EveryNodeIncluded(cs, affinity)) return false;
   for (size_t i = 0; i < cs.size(); ++i) {
-    const Constraint& c = cs[i];
-    // Hostname counts are Score's; an empty or null selector counts nothing.
-    if (c.topology_key == kLabelHostname || !c.selector.has_value() || c.selector->Empty()) continue;
-    DomainCounts& domains = s.domains[i];
-    const size_t slot = snapshot.TrackTopologyKey(c.topology_key);
-    for (const cache::PodGroup* g : snapshot.PodGroups().groups()) {
-      const api::Pod& member = *g->pod;
-      if (member.IsBeingDeleted() || member.metadata.namespace_ != pod.metadata.namespace_ ||
-          !c.selector->Matches(member.metadata.labels)) {
-        continue;
-      }
-      const cache::TopologyValueCounts& counts = g->Counts(slot);
-      for (int32_t d = 0; d < static_cast<int32_t>(domains.size()); ++d) {
-        const std::string_view value = domains.value(d);
-        domains.count(d) += counts.Get(value) + (value.empty() ? counts.without_key() : 0);
-      }
-    }
+    // Hostname counts are Score's.
+    if (cs[i].topology_key == kLabelHostname) continue;
+    CountPodGroups(handle_.Snapshot(), cs[i], pod.metadata.namespace_, /*missing_key_is_empty=*/true, s.domains[i]);
   }
   return true;
 }
