@@ -139,9 +139,9 @@ bool DecodeToleration(od::value& v, Toleration& t, DecodeError& err) {
     if (key == "operator") {
       std::string_view op;
       if (!ReadStringView(fv, op, err)) return false;
-      if (op == "Exists") t.op_exists = true;
-      else if (op == "Equal" || op.empty()) t.op_exists = false;
-      else t.op_unknown = true;  // from a newer API: tolerates nothing
+      // The last "operator" wins, as in Go's decoder: both flags are set from it.
+      t.op_exists = op == "Exists";
+      t.op_unknown = !t.op_exists && op != "Equal" && !op.empty();  // from a newer API: tolerates nothing
       return true;
     }
     if (key == "value") return ReadString(fv, t.value, err);

@@ -220,6 +220,21 @@ TEST(JsonDecodeTest, RetainsOnlyRegisteredAnnotations) {
   EXPECT_TRUE((*none)->metadata.annotations.empty());
 }
 
+// A key given twice takes its last value, as Go's decoder does: an unknown operator
+// followed by "Exists" is "Exists" (found by the pod fuzz target's round trip).
+TEST(JsonDecodeTest, TolerationOperatorGivenTwiceTakesTheLast) {
+  auto pod = DecodePod(R"({"metadata":{"name":"p","namespace":"d"},"spec":{"tolerations":[
+    {"key":"a","operator":"Newer","operator":"Exists"},
+    {"key":"b","operator":"Exists","operator":"Newer"},
+    {"key":"c","operator":"Newer","operator":"Equal","value":"v"}]}})");
+  ASSERT_TRUE(pod.ok());
+  const auto& t = (*pod)->spec.tolerations;
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_TRUE(t[0].op_exists && !t[0].op_unknown);
+  EXPECT_TRUE(!t[1].op_exists && t[1].op_unknown);
+  EXPECT_TRUE(!t[2].op_exists && !t[2].op_unknown);
+}
+
 TEST(JsonDecodeTest, ReplicasShareTemplateParts) {
   auto make = [](std::string_view name, std::string_view cpu) {
     std::string json = R"({"metadata":{"name":")" + std::string(name) + R"(","namespace":"d"},"spec":{
