@@ -63,6 +63,15 @@ void Handle::ParallelizeUntil(int n, const std::function<void(int)>& fn, const s
   for (int i = 0; i < n && !(stop != nullptr && stop->load()); ++i) fn(i);
 }
 
+Status ScorePlugin::ScoreNodes(const CycleState& state, const api::Pod& pod,
+                               std::span<const cache::NodeInfoPtr> nodes, std::span<NodeScore> out) const {
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    Status s = Score(state, pod, *nodes[j], out[j].score);
+    if (!s.IsSuccess()) return s;
+  }
+  return Status();
+}
+
 PreFilterResult PreFilterResult::Merge(const PreFilterResult& other) const {
   if (AllNodes()) return other;
   if (other.AllNodes()) return *this;

@@ -285,6 +285,13 @@ class ScorePlugin : public virtual Plugin {
   // Called concurrently for different nodes: read-only on `this` and `state`.
   virtual Status Score(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
                        int64_t& score) const = 0;
+  // Scores a run of nodes: out[j].score for nodes[j] (out[j].name is the caller's). The
+  // result must equal Score's, node by node, and the first failure is returned. The
+  // default calls Score per node; a plugin whose per-node work is a few arithmetic
+  // operations overrides this to read its cycle state and the pod once per run instead
+  // of once per node. Called concurrently for disjoint runs.
+  virtual Status ScoreNodes(const CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes,
+                            std::span<NodeScore> out) const;
   // Optional: rescale this plugin's scores into [kMinNodeScore, kMaxNodeScore].
   virtual bool HasNormalizeScore() const { return false; }
   virtual Status NormalizeScore(const CycleState& state, const api::Pod& pod, std::span<NodeScore> scores) const {

@@ -315,21 +315,18 @@ std::vector<NodeScores> SchedulingAlgorithm::TopNodes(std::span<const cache::Nod
 
 const std::string& SchedulingAlgorithm::SelectHost(std::span<const cache::NodeInfoPtr> nodes,
                                                    std::span<const int64_t> scores) {
-  size_t selected = 0;
-  int64_t max_score = scores[0];
-  uint64_t ties = 1;
-  for (size_t i = 1; i < nodes.size(); ++i) {
-    if (scores[i] > max_score) {
-      max_score = scores[i];
-      selected = i;
-      ties = 1;
-    } else if (scores[i] == max_score) {
-      // Keep each of the k tied nodes seen so far with probability 1/k.
-      ++ties;
-      if (rng_() % ties == 0) selected = i;
-    }
+  // Uniform among the nodes with the top score, as upstream's selectHost. Upstream keeps
+  // each tie with probability 1/k as it meets it, one random draw per tie; counting the
+  // ties first and drawing once picks with the same distribution, and pods with no
+  // preferences tie on hundreds of nodes.
+  const int64_t max_score = *std::max_element(scores.begin(), scores.end());
+  uint64_t ties = 0;
+  for (int64_t s : scores) ties += s == max_score;
+  uint64_t pick = ties == 1 ? 0 : rng_() % ties;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (scores[i] == max_score && pick-- == 0) return nodes[i]->name();
   }
-  return nodes[selected]->name();
+  return nodes[0]->name();  // unreachable: some score equals the maximum
 }
 
 }  // namespace ksched::framework::runtime

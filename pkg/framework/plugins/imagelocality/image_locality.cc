@@ -29,27 +29,49 @@ std::string NormalizedImageName(std::string_view image) {
   return out;
 }
 
-int64_t SumImageScores(const cache::NodeInfo& node, const api::Pod& pod, int64_t total_num_nodes) {
-  const auto& states = node.image_states();
-  if (total_num_nodes <= 0 || states.empty()) return 0;
-  int64_t sum = 0;
-  // Runs per node per container: a tagged name is looked up as it is, and an untagged
-  // one is normalized into a reused buffer, so scoring allocates nothing.
-  thread_local std::string untagged;
+namespace {
+
+// The pod's images as nodes report them (a tag added where none is given), init
+// containers first, into `out`: a buffer reused per thread, so scoring allocates
+// nothing once warm.
+void PodImageNames(const api::Pod& pod, std::vector<std::string>& out) {
+  size_t k = 0;
   auto add = [&](const std::vector<api::Container>& containers) {
     for (const api::Container& c : containers) {
-      std::string_view name = c.image;
-      if (!HasTag(name)) {
-        untagged.assign(name).append(":latest");
-        name = untagged;
-      }
-      auto it = states.find(name);
-      if (it != states.end()) sum += ScaledImageScore(it->second, total_num_nodes);
+      if (k == out.size()) out.emplace_back();
+      std::string& name = out[k++];
+      name.assign(c.image);
+      if (!HasTag(c.image)) name.append(":latest");
     }
   };
   add(pod.spec.init_containers);
   add(pod.spec.containers);
+  out.resize(k);
+}
+
+int64_t SumScores(const cache::NodeInfo& node, std::span<const std::string> images, int64_t total_num_nodes) {
+  const auto& states = node.image_states();
+  if (total_num_nodes <= 0 || states.empty()) return 0;
+  int64_t sum = 0;
+  for (const std::string& image : images) {
+    auto it = states.find(image);
+    if (it != states.end()) sum += ScaledImageScore(it->second, total_num_nodes);
+  }
   return sum;
+}
+
+std::vector<std::string>& ImageNamesBuffer() {
+  thread_local std::vector<std::string> names;
+  return names;
+}
+
+}  // namespace
+
+int64_t SumImageScores(const cache::NodeInfo& node, const api::Pod& pod, int64_t total_num_nodes) {
+  if (total_num_nodes <= 0 || node.image_states().empty()) return 0;
+  std::vector<std::string>& images = ImageNamesBuffer();
+  PodImageNames(pod, images);
+  return SumScores(node, images, total_num_nodes);
 }
 
 int64_t CalculatePriority(int64_t sum_scores, int64_t num_containers) {
@@ -74,6 +96,19 @@ Status ImageLocality::Score(const CycleState& /*state*/, const api::Pod& pod, co
   const int64_t containers =
       static_cast<int64_t>(pod.spec.init_containers.size() + pod.spec.containers.size());
   score = CalculatePriority(SumImageScores(node, pod, total), containers);
+  return Status::Success();
+}
+
+Status ImageLocality::ScoreNodes(const CycleState& /*state*/, const api::Pod& pod,
+                                 std::span<const cache::NodeInfoPtr> nodes, std::span<NodeScore> out) const {
+  const int64_t total = static_cast<int64_t>(handle_.Snapshot().NumNodes());
+  const int64_t containers =
+      static_cast<int64_t>(pod.spec.init_containers.size() + pod.spec.containers.size());
+  std::vector<std::string>& images = ImageNamesBuffer();
+  PodImageNames(pod, images);
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    out[j].score = CalculatePriority(SumScores(*nodes[j], images, total), containers);
+  }
   return Status::Success();
 }
 

@@ -40,6 +40,8 @@ class ImageLocality final : public ScorePlugin {
   std::string_view Name() const override { return kName; }
   Status Score(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
                int64_t& score) const override;
+  Status ScoreNodes(const CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes,
+                    std::span<NodeScore> out) const override;
 
  private:
   Handle& handle_;

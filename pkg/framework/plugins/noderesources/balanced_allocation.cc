@@ -74,4 +74,11 @@ Status BalancedAllocation::Score(const CycleState& state, const api::Pod& pod, c
   return scorer_.Score(node, requests, score);
 }
 
+Status BalancedAllocation::ScoreNodes(const CycleState& state, const api::Pod& pod,
+                                      std::span<const cache::NodeInfoPtr> nodes, std::span<NodeScore> out) const {
+  const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
+  if (s == nullptr) return ScorePlugin::ScoreNodes(state, pod, nodes, out);
+  return scorer_.ScoreNodes(nodes, s->pod_requests, out);
+}
+
 }  // namespace ksched::framework::plugins::noderesources

@@ -29,6 +29,8 @@ class BalancedAllocation final : public PreScorePlugin, public ScorePlugin {
   Status PreScore(CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes) override;
   Status Score(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
                int64_t& score) const override;
+  Status ScoreNodes(const CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes,
+                    std::span<NodeScore> out) const override;
 
  private:
   ResourceAllocationScorer scorer_;

@@ -216,6 +216,13 @@ Status Fit::Score(const CycleState& state, const api::Pod& pod, const cache::Nod
   return scorer_.Score(node, requests, score);
 }
 
+Status Fit::ScoreNodes(const CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes,
+                       std::span<NodeScore> out) const {
+  const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
+  if (s == nullptr) return ScorePlugin::ScoreNodes(state, pod, nodes, out);
+  return scorer_.ScoreNodes(nodes, s->pod_requests, out);
+}
+
 std::vector<ClusterEventWithHint> Fit::EventsToRegister() const {
   IgnoredResources ignored = ignored_;
   auto after_node_change = [ignored = std::move(ignored)](const api::Pod& pod, const void* old_obj,

@@ -59,6 +59,8 @@ class Fit final : public PreFilterPlugin,
   Status PreScore(CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes) override;
   Status Score(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
                int64_t& score) const override;
+  Status ScoreNodes(const CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes,
+                    std::span<NodeScore> out) const override;
 
   // An assigned pod's deletion (queued when the deleted pod was on a node), and a node
   // added or its allocatable changed (queued when the pod would fit the empty node and,

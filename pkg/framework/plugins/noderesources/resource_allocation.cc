@@ -110,50 +110,113 @@ std::vector<int64_t> ResourceAllocationScorer::PodRequests(const cache::PodReque
   return out;
 }
 
-Status ResourceAllocationScorer::Score(const cache::NodeInfo& node, std::span<const int64_t> pod_requests,
-                                       int64_t& score) const {
-  if (node.node() == nullptr) return Status::Error("node not found");
+namespace {
+
+// How one configured resource is read from a NodeInfo: decided from its name once per
+// scoring run, not per node.
+enum class Column : uint8_t { kCpu, kMemory, kEphemeralStorage, kScalar, kNotScored };
+
+Column ColumnFor(const std::string& name, int64_t pod_request) {
+  // A scalar resource the pod does not ask for is not scored (extended resources would
+  // otherwise pull every pod towards or away from nodes that have them).
+  if (pod_request == 0 && cache::IsScalarResourceName(name)) return Column::kNotScored;
+  if (name == kResourceCpu) return Column::kCpu;
+  if (name == kResourceMemory) return Column::kMemory;
+  if (name == kResourceEphemeralStorage) return Column::kEphemeralStorage;
+  return Column::kScalar;
+}
+
+// Room for the common case on the stack: this runs for every feasible node of every pod.
+template <typename T>
+class SmallBuffer {
+ public:
+  explicit SmallBuffer(size_t n) : size_(n) {
+    if (n > kInline) heap_.resize(n);
+  }
+  T* data() { return size_ > kInline ? heap_.data() : inline_.data(); }
+  std::span<T> span() { return {data(), size_}; }
+
+ private:
+  static constexpr size_t kInline = 8;
+  size_t size_;
+  std::array<T, kInline> inline_{};
+  std::vector<T> heap_;
+};
+
+}  // namespace
+
+template <typename NodeAt, typename ScoreAt, typename Formula>
+Status ResourceAllocationScorer::ScoreEach(size_t n, NodeAt&& node_at, ScoreAt&& score_at,
+                                           std::span<const int64_t> pod_requests, Formula&& formula) const {
   if (resources.empty()) return Status::Error("resources not found");
   if (pod_requests.size() != resources.size()) return Status::Error("pod requests do not match the resources");
-
-  // Scored on every feasible node of every pod: keep the common case off the heap.
-  constexpr size_t kInline = 8;
-  std::array<ResourceUse, kInline> inline_buf;
-  std::vector<ResourceUse> heap_buf;
-  std::span<ResourceUse> uses;
-  if (resources.size() <= kInline) {
-    uses = std::span<ResourceUse>(inline_buf.data(), resources.size());
-  } else {
-    heap_buf.resize(resources.size());
-    uses = heap_buf;
-  }
-
-  const cache::Resource& cpu_mem_requested = use_requested ? node.requested() : node.non_zero_requested();
-  for (size_t i = 0; i < resources.size(); ++i) {
-    const std::string& name = resources[i].name;
-    const int64_t pod_request = pod_requests[i];
-    ResourceUse& u = uses[i];
-    u = ResourceUse{.requested = 0, .allocatable = 0, .weight = resources[i].weight};
-    // A scalar resource the pod does not ask for is not scored (extended resources would
-    // otherwise pull every pod towards or away from nodes that have them).
-    if (pod_request == 0 && cache::IsScalarResourceName(name)) continue;
-    if (name == kResourceCpu) {
-      u.allocatable = node.allocatable().milli_cpu;
-      u.requested = cpu_mem_requested.milli_cpu + pod_request;
-    } else if (name == kResourceMemory) {
-      u.allocatable = node.allocatable().memory;
-      u.requested = cpu_mem_requested.memory + pod_request;
-    } else if (name == kResourceEphemeralStorage) {
-      u.allocatable = node.allocatable().ephemeral_storage;
-      u.requested = node.requested().ephemeral_storage + pod_request;
-    } else {
-      u.allocatable = node.allocatable().Scalar(name);
-      u.requested = node.requested().Scalar(name) + pod_request;
+  const size_t m = resources.size();
+  SmallBuffer<Column> columns(m);
+  for (size_t i = 0; i < m; ++i) columns.data()[i] = ColumnFor(resources[i].name, pod_requests[i]);
+  SmallBuffer<ResourceUse> uses(m);
+  for (size_t j = 0; j < n; ++j) {
+    const cache::NodeInfo& node = node_at(j);
+    if (node.node() == nullptr) return Status::Error("node not found");
+    const cache::Resource& allocatable = node.allocatable();
+    const cache::Resource& requested = node.requested();
+    const cache::Resource& cpu_mem_requested = use_requested ? requested : node.non_zero_requested();
+    for (size_t i = 0; i < m; ++i) {
+      ResourceUse& u = uses.data()[i];
+      const int64_t pod_request = pod_requests[i];
+      u = ResourceUse{.requested = 0, .allocatable = 0, .weight = resources[i].weight};
+      switch (columns.data()[i]) {
+        case Column::kNotScored:
+          continue;
+        case Column::kCpu:
+          u.allocatable = allocatable.milli_cpu;
+          u.requested = cpu_mem_requested.milli_cpu + pod_request;
+          break;
+        case Column::kMemory:
+          u.allocatable = allocatable.memory;
+          u.requested = cpu_mem_requested.memory + pod_request;
+          break;
+        case Column::kEphemeralStorage:
+          u.allocatable = allocatable.ephemeral_storage;
+          u.requested = requested.ephemeral_storage + pod_request;
+          break;
+        case Column::kScalar:
+          u.allocatable = allocatable.Scalar(resources[i].name);
+          u.requested = requested.Scalar(resources[i].name) + pod_request;
+          break;
+      }
+      if (u.allocatable == 0) u.requested = 0;
     }
-    if (u.allocatable == 0) u.requested = 0;
+    *score_at(j) = formula(std::span<const ResourceUse>(uses.span()));
   }
-  score = scorer(uses);
   return Status::Success();
+}
+
+Status ResourceAllocationScorer::Score(const cache::NodeInfo& node, std::span<const int64_t> pod_requests,
+                                       int64_t& score) const {
+  return ScoreEach(
+      1, [&](size_t) -> const cache::NodeInfo& { return node; }, [&](size_t) { return &score; }, pod_requests, scorer);
+}
+
+Status ResourceAllocationScorer::ScoreNodes(std::span<const cache::NodeInfoPtr> nodes,
+                                            std::span<const int64_t> pod_requests, std::span<NodeScore> out) const {
+  auto node_at = [&](size_t j) -> const cache::NodeInfo& { return *nodes[j]; };
+  auto score_at = [&](size_t j) { return &out[j].score; };
+  const size_t n = nodes.size();
+  // The built-in formulas are called directly (and inlined) rather than through the
+  // std::function.
+  using Formula = int64_t (*)(std::span<const ResourceUse>);
+  if (const Formula* f = scorer.target<Formula>()) {
+    if (*f == &LeastAllocatedScore) {
+      return ScoreEach(n, node_at, score_at, pod_requests, [](auto u) { return LeastAllocatedScore(u); });
+    }
+    if (*f == &BalancedAllocationScore) {
+      return ScoreEach(n, node_at, score_at, pod_requests, [](auto u) { return BalancedAllocationScore(u); });
+    }
+    if (*f == &MostAllocatedScore) {
+      return ScoreEach(n, node_at, score_at, pod_requests, [](auto u) { return MostAllocatedScore(u); });
+    }
+  }
+  return ScoreEach(n, node_at, score_at, pod_requests, scorer);
 }
 
 }  // namespace ksched::framework::plugins::noderesources

@@ -12,6 +12,7 @@
 
 #include "config/types.h"
 #include "pkg/cache/node_info.h"
+#include "pkg/framework/interface.h"
 #include "pkg/framework/plugins/helper/resource_score.h"
 #include "pkg/framework/status.h"
 
@@ -56,6 +57,16 @@ struct ResourceAllocationScorer {
   std::vector<int64_t> PodRequests(const cache::PodRequest& request) const;
   // Scores `node` for a pod whose per-resource requests are `pod_requests`.
   Status Score(const cache::NodeInfo& node, std::span<const int64_t> pod_requests, int64_t& score) const;
+  // Score for each of `nodes` into out[j].score (a ScorePlugin's ScoreNodes): how each
+  // resource is read and which formula applies are decided once for the run.
+  Status ScoreNodes(std::span<const cache::NodeInfoPtr> nodes, std::span<const int64_t> pod_requests,
+                    std::span<NodeScore> out) const;
+
+ private:
+  // node_at(j) is the j-th of n nodes; its score goes to *score_at(j).
+  template <typename NodeAt, typename ScoreAt, typename Formula>
+  Status ScoreEach(size_t n, NodeAt&& node_at, ScoreAt&& score_at, std::span<const int64_t> pod_requests,
+                   Formula&& formula) const;
 };
 
 }  // namespace ksched::framework::plugins::noderesources

@@ -85,6 +85,19 @@ Status TaintToleration::Score(const CycleState& state, const api::Pod& /*pod*/, 
   return Status::Success();
 }
 
+Status TaintToleration::ScoreNodes(const CycleState& state, const api::Pod& /*pod*/,
+                                   std::span<const cache::NodeInfoPtr> nodes, std::span<NodeScore> out) const {
+  const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    const cache::NodeInfo& node = *nodes[j];
+    if (node.node() == nullptr) return Status::Error("getting node \"" + node.name() + "\" from Snapshot: not found");
+    if (s == nullptr) return Status::Error("failed to read \"PreScoreTaintToleration\" from cycleState");
+    out[j].score =
+        node.has_taints() ? CountIntolerablePreferNoSchedule(node.node()->spec.taints, s->tolerations_prefer_no_schedule) : 0;
+  }
+  return Status::Success();
+}
+
 Status TaintToleration::NormalizeScore(const CycleState& /*state*/, const api::Pod& /*pod*/,
                                        std::span<NodeScore> scores) const {
   helper::DefaultNormalizeScore(kMaxNodeScore, /*reverse=*/true, scores);

@@ -38,6 +38,8 @@ class TaintToleration final : public FilterPlugin,
   // The number of untolerated PreferNoSchedule taints (higher is worse).
   Status Score(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
                int64_t& score) const override;
+  Status ScoreNodes(const CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes,
+                    std::span<NodeScore> out) const override;
   bool HasNormalizeScore() const override { return true; }
   // Reversed default normalization: the fewest intolerable taints scores 100.
   Status NormalizeScore(const CycleState& state, const api::Pod& pod, std::span<NodeScore> scores) const override;
