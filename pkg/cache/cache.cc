@@ -331,14 +331,13 @@ Status CacheImpl::UpdateSnapshot(Snapshot& snapshot) {
   for (const NodeInfo& info : recent_) {
     if (info.generation() <= since) break;  // the rest is older than the snapshot
     if (info.node() == nullptr) continue;   // ghosts and not-yet-seen nodes stay out
-    auto copy = std::make_shared<const NodeInfo>(info);
     auto [it, inserted] = snapshot.by_name_.try_emplace(info.name());
     if (inserted || rebuild_lists) {
       rebuild_lists = true;
-      snapshot.SetInfo(it->second, std::move(copy));
+      snapshot.SetInfo(it->second, std::make_shared<NodeInfo>(info));  // not const: see OverwriteInPlace
       continue;
     }
-    snapshot.ReplaceInLists(it->second, std::move(copy));
+    if (!snapshot.OverwriteInPlace(it->second, info)) snapshot.ReplaceInLists(it->second, std::make_shared<NodeInfo>(info));
     snapshot.UpdateAffinityMembership(it->second);
   }
   if (!recent_.empty()) snapshot.generation_ = std::max(snapshot.generation_, recent_.front().generation());
@@ -372,9 +371,16 @@ void CacheImpl::RebuildSnapshotListsLocked(Snapshot& snapshot) const {
                   << "\"";
       continue;
     }
-    snapshot.list_.push_back(it->second.info);
-    by_name.emplace(std::move(name), Snapshot::Entry{.info = std::move(it->second.info),
-                                                     .list_index = snapshot.list_.size() - 1});
+    // Each node gets a fresh copy, made in list order: a Filter pass walks the list, and
+    // NodeInfos that lie one after another in memory in that order stream in through
+    // the hardware prefetcher instead of each waiting on a cache miss of its own (at
+    // 15,000 nodes that wait was the largest cost of a scheduling cycle). Updates then
+    // keep these addresses (Snapshot::OverwriteInPlace). Same contents: the pod groups
+    // do not change. Whoever holds the old copy keeps it.
+    NodeInfoPtr info = std::make_shared<NodeInfo>(*it->second.info);
+    it->second.info.reset();  // taken: not among the nodes left behind below
+    snapshot.list_.push_back(info);
+    by_name.emplace(std::move(name), Snapshot::Entry{.info = std::move(info), .list_index = snapshot.list_.size() - 1});
   }
   // What is left behind are nodes no longer in the tree: their pods leave the groups.
   for (auto& [name, entry] : snapshot.by_name_) {
@@ -389,7 +395,7 @@ void CacheImpl::RebuildSnapshotFullyLocked(Snapshot& snapshot) const {
   snapshot.by_name_.clear();
   snapshot.groups_->Clear();
   for (const NodeInfo& info : recent_) {
-    if (info.node() != nullptr) snapshot.SetInfo(snapshot.by_name_[info.name()], std::make_shared<const NodeInfo>(info));
+    if (info.node() != nullptr) snapshot.SetInfo(snapshot.by_name_[info.name()], std::make_shared<NodeInfo>(info));
   }
   RebuildSnapshotListsLocked(snapshot);
   snapshot.generation_ = recent_.empty() ? snapshot.generation_ : recent_.front().generation();

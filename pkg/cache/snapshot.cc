@@ -37,7 +37,7 @@ Snapshot Snapshot::FromObjects(const std::vector<api::NodePtr>& nodes, const std
 
   Snapshot s;
   for (const std::string& name : tree.List()) {
-    auto ptr = std::make_shared<const NodeInfo>(std::move(infos.at(name)));
+    NodeInfoPtr ptr = std::make_shared<NodeInfo>(std::move(infos.at(name)));  // not const: see OverwriteInPlace
     s.groups_->Replace(nullptr, ptr.get());
     s.by_name_.emplace(name, Entry{ptr, s.list_.size()});
     s.list_.push_back(std::move(ptr));
@@ -95,6 +95,18 @@ void Snapshot::ReplaceInLists(Entry& entry, NodeInfoPtr info) {
   if (entry.affinity_index != kNotListed) with_affinity_[entry.affinity_index] = info;
   if (entry.anti_affinity_index != kNotListed) with_required_anti_affinity_[entry.anti_affinity_index] = info;
   SetInfo(entry, std::move(info));
+}
+
+bool Snapshot::OverwriteInPlace(Entry& entry, const NodeInfo& info) {
+  // The owners the snapshot itself accounts for: the entry, list_, and the affinity
+  // lists the node is in. Anyone else (a plugin's state, a copy of the snapshot) keeps
+  // the object as it is.
+  const long owners = 2 + (entry.affinity_index != kNotListed ? 1 : 0) + (entry.anti_affinity_index != kNotListed ? 1 : 0);
+  if (entry.info == nullptr || entry.info.use_count() != owners) return false;
+  groups_->Replace(entry.info.get(), &info);
+  // Every NodeInfo a snapshot holds is created non-const (make_shared<NodeInfo>).
+  *const_cast<NodeInfo*>(entry.info.get()) = info;
+  return true;
 }
 
 void Snapshot::SetInfo(Entry& entry, NodeInfoPtr info) {

@@ -62,6 +62,12 @@ class Snapshot {
   void ReplaceInLists(Entry& entry, NodeInfoPtr info);
   // Sets entry.info, moving its pods' counts in the pod groups from the old NodeInfo.
   void SetInfo(Entry& entry, NodeInfoPtr info);
+  // Copies `info` into entry.info's own object when nothing but this snapshot's lists
+  // holds it, and says whether it did (else the caller replaces it with a new copy).
+  // The copy reuses the object's vectors, and the node keeps its address: the NodeInfos
+  // a Filter pass walks stay where the snapshot first put them, close together, instead
+  // of scattering over the heap one update at a time.
+  bool OverwriteInPlace(Entry& entry, const NodeInfo& info);
 
   // Transparent, so Get(string_view) needs no temporary string.
   std::unordered_map<std::string, Entry, StringViewHash, std::equal_to<>> by_name_;

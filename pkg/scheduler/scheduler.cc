@@ -168,6 +168,10 @@ void Scheduler::ReportStuckPods() {
 
 void Scheduler::Stop(std::chrono::milliseconds grace) {
   if (stopping_.exchange(true)) return;
+  {
+    MutexLock lock(bind_mu_);
+    bind_room_.notify_all();  // a scheduling thread waiting for bind answers moves on
+  }
   if (stuck_loop_.joinable()) {
     stuck_loop_.request_stop();
     stuck_loop_.join();

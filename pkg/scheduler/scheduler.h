@@ -60,6 +60,9 @@ struct SchedulerOptions {
   // The decision log behind /debug/pods: how many scheduled pods it remembers; 0 turns
   // it off (no verdicts are kept or summarised).
   size_t explain_records = 1000;
+  // Binds sent to the API server and not yet answered, past which the scheduling thread
+  // waits for answers before it takes the next pod; 0: no bound (see WaitForBindRoom).
+  size_t max_binds_sent = 1000;
   // --stuck-after: unschedulable this long with the same verdict is stuck.
   Clock::duration stuck_after = std::chrono::minutes(10);
   // How often stuck pods are looked for (each gets one SchedulingStuck event).
@@ -85,6 +88,8 @@ class Scheduler {
 
   // One iteration of the scheduling loop (blocks in Pop). Exposed for tests.
   void ScheduleOne();
+  // Blocks while max_binds_sent binds await their answers (or until Stop).
+  void WaitForBindRoom() EXCLUDES(bind_mu_);
 
   queue::SchedulingQueue& queue() { return *queue_; }
   cache::Cache& cache() { return *cache_; }
@@ -160,6 +165,8 @@ class Scheduler {
   mutable Mutex bind_mu_;
   size_t binds_in_flight_ GUARDED_BY(bind_mu_) = 0;
   std::condition_variable_any binds_idle_;
+  size_t binds_sent_ GUARDED_BY(bind_mu_) = 0;  // asynchronous binds awaiting the API server
+  std::condition_variable_any bind_room_;
   std::atomic<bool> stopping_{false};
   std::thread loop_;
   std::jthread stuck_loop_;

@@ -148,6 +148,7 @@ struct StartOptions {
   bool with_plugin = false;  // TestPlugin at Filter, Reserve and Permit (acts on knobs_'s pods)
   std::function<bool()> may_bind;
   bool async_client = false;  // the fake answers on its own thread, as a real client's I/O thread
+  size_t max_binds_sent = SchedulerOptions{}.max_binds_sent;
 };
 
 class SchedulerTest : public ::testing::Test {
@@ -177,6 +178,7 @@ class SchedulerTest : public ::testing::Test {
     o.seed = 1;
     o.pod_lister = [this](const std::string& key) { return Lookup(key); };
     o.may_bind = std::move(options.may_bind);
+    o.max_binds_sent = options.max_binds_sent;
     auto s = Scheduler::New(std::move(o));
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     sched_ = std::move(*s);
@@ -618,6 +620,37 @@ TEST_F(SchedulerTest, PodDeletedWhileWaitingAtPermitIsNeverBound) {
   EXPECT_EQ(fwk->GetWaitingPod("uid-p"), nullptr);
   EXPECT_TRUE(Binds().empty());
   ExpectSettledWithoutFailure("p");
+}
+
+// Binds awaiting the API server are bounded: with max_binds_sent unanswered, the next
+// scheduling cycle waits before it takes a pod, and one answer lets it go on.
+TEST_F(SchedulerTest, SchedulingWaitsWhileTooManyBindsAwaitAnswers) {
+  Start({.max_binds_sent = 2});
+  AddNode(Node("n1", "4"));
+  std::vector<api::PodPtr> pods = {AddNewPod("a", "100m"), AddNewPod("b", "100m"), AddNewPod("c", "100m")};
+  api_->Hold(kAnyBind);
+  ScheduleOneNoWait();
+  ScheduleOneNoWait();
+  ASSERT_EQ(api_->HeldCount(), 2u);
+  std::vector<api::PodPtr> sent, queued;
+  for (const api::PodPtr& p : pods) (Where(p) == SubQueue::kActive ? queued : sent).push_back(p);
+  ASSERT_EQ(queued.size(), 1u);
+
+  std::atomic<bool> done{false};
+  std::thread third([&] {
+    sched_->ScheduleOne();
+    done = true;
+  });
+  std::this_thread::sleep_for(100ms);
+  EXPECT_FALSE(done.load()) << "scheduled a third pod with two binds unanswered";
+  EXPECT_EQ(Where(queued[0]), SubQueue::kActive);
+  EXPECT_EQ(api_->HeldCount(), 2u);
+
+  EXPECT_EQ(api_->Release(BindOf(sent[0]->metadata.name), informers::Response{201, "{}"}), 1u);
+  third.join();
+  EXPECT_TRUE(done.load());
+  EXPECT_EQ(api_->HeldCount(), 2u);  // the other two pods' binds
+  EXPECT_EQ(Binds().size(), 3u);
 }
 
 // ---- bind failures (reliability) ------------------------------------------------------

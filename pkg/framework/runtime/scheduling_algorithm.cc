@@ -131,12 +131,13 @@ ScheduleOutcome SchedulingAlgorithm::SchedulePod(Framework& fwk, CycleState& sta
     if (!score_status.IsSuccess()) return Status::Error(score_status.Message()).WithPlugin(score_status.plugin());
     totals = std::move(scores);
     if (explain_) {
-      ScheduleResult result{SelectHost(feasible_, totals), evaluated, feasible};
-      result.top_nodes = TopNodes(feasible_, totals, breakdown, result.suggested_host);
+      const size_t chosen = SelectHost(totals);
+      ScheduleResult result{feasible_[chosen]->name(), evaluated, feasible};
+      result.top_nodes = TopNodes(feasible_, totals, breakdown, chosen);
       return result;
     }
   }
-  return ScheduleResult{SelectHost(feasible_, totals), evaluated, feasible};
+  return ScheduleResult{feasible_[SelectHost(totals)]->name(), evaluated, feasible};
 }
 
 Status SchedulingAlgorithm::FindNodesThatPassFilters(Framework& fwk, const CycleState& state, const api::Pod& pod,
@@ -156,6 +157,11 @@ Status SchedulingAlgorithm::FindNodesThatPassFilters(Framework& fwk, const Cycle
   }
 
   if (statuses_.size() < n) statuses_.resize(n);
+  if (passing_.size() < n) {
+    passing_.resize(n);
+    passing_positions_.resize(n);
+    chunk_passed_.resize(n);
+  }
   outcome_.assign(n, kNotEvaluated);
   std::atomic<int> found{0};
   std::atomic<bool> stop{false};
@@ -171,11 +177,16 @@ Status SchedulingAlgorithm::FindNodesThatPassFilters(Framework& fwk, const Cycle
         auto node_at = [&](int i) -> const cache::NodeInfo& {
           return *nodes[VisitIndex(start, static_cast<size_t>(i), n)];
         };
+        // The nodes ahead of the first few are prefetched as the loop goes.
+        for (int i = begin; i < end && i < begin + cache::NodeInfo::kPrefetchInfoAhead; ++i) node_at(i).PrefetchInfo();
         for (int i = begin; i < end; ++i) {
           cache::NodeInfo::PrefetchAhead(i, end, node_at);
-          Status s = fwk.RunFilterPluginsWithNominatedPods(state, pod, node_at(i));
+          const cache::NodeInfo& node = node_at(i);
+          Status s = fwk.RunFilterPluginsWithNominatedPods(state, pod, node);
           if (s.IsSuccess()) {
             outcome_[i] = kPassed;
+            passing_[begin + passed] = cache::NodeInfoPtr(cache::NodeInfoPtr(), &node);  // a view (see feasible_)
+            passing_positions_[begin + passed] = i;
             ++passed;
           } else if (s.IsRejected()) {
             statuses_[i] = std::move(s);
@@ -186,6 +197,7 @@ Status SchedulingAlgorithm::FindNodesThatPassFilters(Framework& fwk, const Cycle
             return;
           }
         }
+        chunk_passed_[begin] = passed;
         if (found.fetch_add(passed, std::memory_order_relaxed) + passed >= static_cast<int>(to_find))
           stop.store(true, std::memory_order_relaxed);
       },
@@ -193,16 +205,26 @@ Status SchedulingAlgorithm::FindNodesThatPassFilters(Framework& fwk, const Cycle
   if (!error.IsSuccess()) return error;
   // Upstream keeps the first numFeasibleNodesToFind feasible nodes and counts as
   // evaluated only those and the rejections before the search stopped; nodes past the
-  // cut are visited again from next_start_node_index_ by the next cycle.
+  // cut are visited again from next_start_node_index_ by the next cycle. The chunks
+  // are the parallelizer's, in order; one that did not run ends the prefix.
+  const size_t chunk = static_cast<size_t>(Parallelizer::ChunkSize(static_cast<int>(n), fwk.parallelizer().parallelism()));
   feasible_.reserve(to_find);
   size_t i = 0;
-  for (; i < n && feasible_.size() < to_find; ++i) {
-    if (outcome_[i] == kNotEvaluated) break;
-    if (outcome_[i] == kPassed) {
-      feasible_.emplace_back(cache::NodeInfoPtr(), nodes[VisitIndex(start, i, n)].get());  // a view (see feasible_)
-    } else {
-      ++rejected;
+  while (i < n && feasible_.size() < to_find && outcome_[i] != kNotEvaluated) {
+    const size_t end = std::min(n, i + chunk);
+    const size_t passed = static_cast<size_t>(chunk_passed_[i]);
+    const size_t take = std::min(passed, to_find - feasible_.size());
+    const auto first = passing_.begin() + static_cast<std::ptrdiff_t>(i);
+    feasible_.insert(feasible_.end(), first, first + static_cast<std::ptrdiff_t>(take));
+    if (take > 0 && feasible_.size() == to_find) {
+      // The cut falls right after this chunk's take-th passing node.
+      const size_t last = static_cast<size_t>(passing_positions_[i + take - 1]);
+      rejected += static_cast<int>(last + 1 - i - take);
+      i = last + 1;
+      break;
     }
+    rejected += static_cast<int>(end - i - passed);
+    i = end;
   }
   std::fill(outcome_.begin() + static_cast<std::ptrdiff_t>(i), outcome_.end(), kNotEvaluated);
   return Status();
@@ -280,18 +302,14 @@ void SchedulingAlgorithm::SummarizeRejections(Framework& fwk, const CycleState& 
 
 std::vector<NodeScores> SchedulingAlgorithm::TopNodes(std::span<const cache::NodeInfoPtr> nodes,
                                                       std::span<const int64_t> totals,
-                                                      const ScoreBreakdown& breakdown, const std::string& chosen) {
+                                                      const ScoreBreakdown& breakdown, size_t chosen_index) {
   // The chosen node first, then the best of the others (ties: snapshot order), in one
-  // pass: this runs for every scheduled pod.
+  // pass over the scores: this runs for every scheduled pod.
   constexpr size_t kMax = ScheduleResult::kMaxTopNodes;
   size_t top[kMax];
   size_t count = 0;
-  size_t chosen_index = nodes.size();
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (chosen_index == nodes.size() && nodes[i]->name() == chosen) {
-      chosen_index = i;
-      continue;
-    }
+    if (i == chosen_index) continue;
     // Insert i among the best others, keeping kMax - 1 of them.
     size_t pos = count;
     while (pos > 0 && totals[top[pos - 1]] < totals[i]) --pos;
@@ -313,8 +331,7 @@ std::vector<NodeScores> SchedulingAlgorithm::TopNodes(std::span<const cache::Nod
   return out;
 }
 
-const std::string& SchedulingAlgorithm::SelectHost(std::span<const cache::NodeInfoPtr> nodes,
-                                                   std::span<const int64_t> scores) {
+size_t SchedulingAlgorithm::SelectHost(std::span<const int64_t> scores) {
   // Uniform among the nodes with the top score, as upstream's selectHost. Upstream keeps
   // each tie with probability 1/k as it meets it, one random draw per tie; counting the
   // ties first and drawing once picks with the same distribution, and pods with no
@@ -323,10 +340,10 @@ const std::string& SchedulingAlgorithm::SelectHost(std::span<const cache::NodeIn
   uint64_t ties = 0;
   for (int64_t s : scores) ties += s == max_score;
   uint64_t pick = ties == 1 ? 0 : rng_() % ties;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (scores[i] == max_score && pick-- == 0) return nodes[i]->name();
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (scores[i] == max_score && pick-- == 0) return i;
   }
-  return nodes[0]->name();  // unreachable: some score equals the maximum
+  return 0;  // unreachable: some score equals the maximum
 }
 
 }  // namespace ksched::framework::runtime

@@ -115,9 +115,9 @@ class SchedulingAlgorithm {
   ScheduleOutcome SchedulePod(Framework& fwk, CycleState& state, const api::Pod& pod,
                               const cache::Snapshot& snapshot);
 
-  // The highest score; ties broken uniformly at random (reservoir sampling). `nodes`
-  // and `scores` are aligned and non-empty.
-  const std::string& SelectHost(std::span<const cache::NodeInfoPtr> nodes, std::span<const int64_t> scores);
+  // The index of the highest score; ties broken uniformly at random. `scores` is
+  // non-empty.
+  size_t SelectHost(std::span<const int64_t> scores);
 
   // Where the next Filter pass starts, so every node gets its turn when only a part of
   // the cluster is searched.
@@ -132,9 +132,10 @@ class SchedulingAlgorithm {
   // Fills fe.summary from every Filter plugin on the nodes the last pass rejected.
   void SummarizeRejections(Framework& fwk, const CycleState& state, const api::Pod& pod,
                            std::span<const cache::NodeInfoPtr> nodes, size_t start, FitError& fe) const;
-  // The chosen node and the next best by total score, with each plugin's part.
+  // The chosen node (nodes[chosen_index]) and the next best by total score, with each
+  // plugin's part.
   static std::vector<NodeScores> TopNodes(std::span<const cache::NodeInfoPtr> nodes, std::span<const int64_t> totals,
-                                          const ScoreBreakdown& breakdown, const std::string& chosen);
+                                          const ScoreBreakdown& breakdown, size_t chosen_index);
 
   bool explain_ = false;
   std::mt19937_64 rng_;
@@ -150,6 +151,12 @@ class SchedulingAlgorithm {
   // Per visit position: what Filter said of the node in the last pass.
   enum Outcome : uint8_t { kNotEvaluated, kPassed, kRejected };
   std::vector<uint8_t> outcome_;
+  // Filled by each chunk of the Filter pass for its own range of visit positions: its
+  // passing nodes (views, as feasible_) packed from the chunk's first position, and at
+  // that first position how many passed. The cut then copies whole runs.
+  std::vector<cache::NodeInfoPtr> passing_;
+  std::vector<int> passing_positions_;
+  std::vector<int> chunk_passed_;
   std::vector<cache::NodeInfoPtr> candidates_;
 };
 

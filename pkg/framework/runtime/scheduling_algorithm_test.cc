@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 
 #include "pkg/framework/runtime/runtime_test_util.h"
 
@@ -251,7 +252,7 @@ TEST(SelectHost, SeededRngIsDeterministic) {
   std::vector<cache::NodeInfoPtr> nodes(snap.List().begin(), snap.List().end());
   std::vector<int64_t> scores(nodes.size(), 7);
   SchedulingAlgorithm a(SchedulingAlgorithmOptions{.seed = 1}), b(SchedulingAlgorithmOptions{.seed = 1});
-  for (int i = 0; i < 20; ++i) EXPECT_EQ(a.SelectHost(nodes, scores), b.SelectHost(nodes, scores));
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(a.SelectHost(scores), b.SelectHost(scores));
 }
 
 TEST(SchedulePod, NoScorePluginsStillPicksAmongFeasible) {
@@ -328,6 +329,49 @@ TEST(SchedulePod, RoundRobinStartGivesEveryNodeATurn) {
     ScheduleResult r = std::get<ScheduleResult>(h.Schedule(*MakePod("p")));
     EXPECT_EQ(r.feasible_nodes, 230);
     EXPECT_EQ(h.algo.next_start_node_index(), static_cast<size_t>((i + 1) * 230 % 500));
+  }
+}
+
+// The parallel pass cuts its chunks where a sequential walk from the same start would
+// have stopped: after the numFeasibleNodesToFind-th feasible node, counting only the
+// rejections before it, wherever the cut falls in a chunk.
+TEST(SchedulePod, ParallelCutMatchesTheSequentialWalk) {
+  for (int parallelism : {1, 2, 8}) {
+    for (unsigned seed = 1; seed <= 20; ++seed) {
+      std::mt19937 rng(seed);
+      const int n = 150 + static_cast<int>(rng() % 900);
+      const int reject_percent = static_cast<int>(rng() % 90);
+      std::vector<bool> rejects(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) rejects[static_cast<size_t>(i)] = static_cast<int>(rng() % 100) < reject_percent;
+      Harness h(n);
+      Register(h.registry, std::make_unique<FuncFilter>("Some", [&rejects](const cache::NodeInfo& node) {
+                 return rejects[static_cast<size_t>(NodeIndex(node))] ? Rejection("no") : Status();
+               }));
+      Enable(h.profile.plugins.filter, {"Some"});
+      h.Build({.parallelism = parallelism});
+      const size_t to_find = static_cast<size_t>(NumFeasibleNodesToFind(std::nullopt, n));
+      size_t start = 0;
+      for (int pod = 0; pod < 6; ++pod) {
+        // The walk the parallel pass must reproduce.
+        size_t feasible = 0, rejected = 0, visited = 0;
+        for (; visited < static_cast<size_t>(n) && feasible < to_find; ++visited) {
+          rejects[(start + visited) % static_cast<size_t>(n)] ? ++rejected : ++feasible;
+        }
+        ScheduleOutcome out = h.Schedule(*MakePod("p" + std::to_string(pod)));
+        SCOPED_TRACE("parallelism " + std::to_string(parallelism) + " seed " + std::to_string(seed) + " pod " +
+                     std::to_string(pod));
+        if (feasible == 0) {
+          ASSERT_TRUE(std::holds_alternative<FitError>(out));
+          break;
+        }
+        ASSERT_TRUE(std::holds_alternative<ScheduleResult>(out));
+        const ScheduleResult& r = std::get<ScheduleResult>(out);
+        EXPECT_EQ(r.feasible_nodes, static_cast<int>(feasible));
+        EXPECT_EQ(r.evaluated_nodes, static_cast<int>(feasible + rejected));
+        start = (start + visited) % static_cast<size_t>(n);
+        EXPECT_EQ(h.algo.next_start_node_index(), start);
+      }
+    }
   }
 }
 
