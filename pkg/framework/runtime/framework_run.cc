@@ -285,8 +285,6 @@ std::pair<std::vector<int64_t>, Status> Framework::RunScorePlugins(const CycleSt
     });
     stop.store(true, std::memory_order_relaxed);
   };
-  // The cycle's last parallel pass: the workers sleep once it is done.
-  parallelizer_->ParkAfterNextJob();
   parallelizer_->UntilChunks(
       num_nodes,
       [&](int begin, int end) {

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <utility>
 
 #include "pkg/util/thread_name.h"
 
@@ -70,7 +69,6 @@ void Parallelizer::RunChunks(Job& job) {
 }
 
 void Parallelizer::Run(int n, ChunkFn fn, const std::atomic<bool>* stop) {
-  const bool park_after = std::exchange(park_after_next_job_, false);
   if (n <= 0) return;
   Job job;
   job.fn = fn;
@@ -83,7 +81,7 @@ void Parallelizer::Run(int n, ChunkFn fn, const std::atomic<bool>* stop) {
     return;
   }
   MutexLock call(call_mu_);
-  parked_.store(park_after, std::memory_order_relaxed);
+  parked_.store(false, std::memory_order_relaxed);
   job_.store(&job);
   generation_.fetch_add(1);
   if (sleepers_.load() > 0) FutexWakeAll(generation_);
@@ -103,7 +101,7 @@ void Parallelizer::Run(int n, ChunkFn fn, const std::atomic<bool>* stop) {
 void Parallelizer::AwaitGeneration(uint32_t seen) {
   const auto spin_until = std::chrono::steady_clock::now() + kSpin;
   for (int spins = 0; generation_.load(std::memory_order_acquire) == seen; ++spins) {
-    if ((spins & 63) == 0 && (parked_.load(std::memory_order_relaxed) || std::chrono::steady_clock::now() >= spin_until))
+    if ((spins & 63) == 63 && (parked_.load(std::memory_order_relaxed) || std::chrono::steady_clock::now() >= spin_until))
       break;
     CpuRelax();
   }

@@ -65,9 +65,6 @@ class Parallelizer {
   // takes longer than kSpin): idle workers sleep at once instead of spinning it out.
   // The next Until wakes them. Call from the thread that calls Until.
   void Park() { parked_.store(true, std::memory_order_relaxed); }
-  // The next job is the caller's last for a while (a cycle's Score pass): workers that
-  // run out of its chunks sleep at once rather than spin, as after Park().
-  void ParkAfterNextJob() { park_after_next_job_ = true; }
 
   // Upstream's chunkSizeFor: max(1, min(sqrt(n), n/parallelism + 1)); chunks amortize
   // the shared counter while keeping the load balanced.
@@ -108,7 +105,6 @@ class Parallelizer {
   std::atomic<int> sleepers_{0};  // workers in (or about to enter) the futex wait
   std::atomic<bool> shutdown_{false};
   std::atomic<bool> parked_{false};  // see Park(); cleared by the next job
-  bool park_after_next_job_ = false;  // see ParkAfterNextJob(); the calling thread's
   std::atomic<uint64_t> sleeps_{0};
   std::vector<std::thread> threads_;
 };
