@@ -90,13 +90,14 @@ StatusOr<std::unique_ptr<Plugin>> ImageLocality::New(const config::PluginArgs& a
   return std::unique_ptr<Plugin>(std::make_unique<ImageLocality>(handle));
 }
 
-Status ImageLocality::Score(const CycleState& /*state*/, const api::Pod& pod, const cache::NodeInfo& node,
+Status ImageLocality::Score(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
                             int64_t& score) const {
-  const int64_t total = static_cast<int64_t>(handle_.Snapshot().NumNodes());
-  const int64_t containers =
-      static_cast<int64_t>(pod.spec.init_containers.size() + pod.spec.containers.size());
-  score = CalculatePriority(SumImageScores(node, pod, total), containers);
-  return Status::Success();
+  // One node is a chunk of one; the chunk's code is the only copy of the formula.
+  const cache::NodeInfoPtr view(cache::NodeInfoPtr(), &node);
+  NodeScore out{node.name_view(), 0};
+  Status s = ScoreNodes(state, pod, std::span<const cache::NodeInfoPtr>(&view, 1), std::span<NodeScore>(&out, 1));
+  score = out.score;
+  return s;
 }
 
 Status ImageLocality::ScoreNodes(const CycleState& /*state*/, const api::Pod& pod,

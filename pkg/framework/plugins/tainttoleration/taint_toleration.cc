@@ -72,17 +72,14 @@ Status TaintToleration::PreScore(CycleState& state, const api::Pod& pod, std::sp
   return Status::Success();
 }
 
-Status TaintToleration::Score(const CycleState& state, const api::Pod& /*pod*/, const cache::NodeInfo& node,
+Status TaintToleration::Score(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
                               int64_t& score) const {
-  if (node.node() == nullptr) return Status::Error("getting node \"" + node.name() + "\" from Snapshot: not found");
-  const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
-  if (s == nullptr) return Status::Error("failed to read \"PreScoreTaintToleration\" from cycleState");
-  if (!node.has_taints()) {
-    score = 0;
-    return Status::Success();
-  }
-  score = CountIntolerablePreferNoSchedule(node.node()->spec.taints, s->tolerations_prefer_no_schedule);
-  return Status::Success();
+  // One node is a chunk of one; the chunk's code is the only copy of the rules.
+  const cache::NodeInfoPtr view(cache::NodeInfoPtr(), &node);
+  NodeScore out{node.name_view(), 0};
+  Status s = ScoreNodes(state, pod, std::span<const cache::NodeInfoPtr>(&view, 1), std::span<NodeScore>(&out, 1));
+  score = out.score;
+  return s;
 }
 
 Status TaintToleration::ScoreNodes(const CycleState& state, const api::Pod& /*pod*/,
