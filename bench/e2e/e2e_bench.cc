@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
@@ -92,6 +93,61 @@ class BindRecorder : public informers::EventHandler<api::Pod> {
   std::unordered_map<std::string, std::string> node_of_pod_;
   std::unordered_map<std::string, Steady::time_point> bound_at_;
 };
+
+// The API server's own count of the requests it served (apiserver_request_total on its
+// /metrics), summed by verb and resource ("POST pods/binding"). Empty when /metrics
+// cannot be read. Every client is counted: the scheduler, and the bench's kubelet
+// stand-in and watch.
+std::map<std::string, double> ApiRequestCounts(informers::ApiClient& c) {
+  std::map<std::string, double> counts;
+  auto r = c.Do({.path = "/metrics"});
+  if (!r.ok()) return counts;
+  std::istringstream in(r->body);
+  constexpr std::string_view kMetric = "apiserver_request_total{";
+  auto label = [](std::string_view labels, std::string_view name) {
+    const std::string key = std::string(name) + "=\"";
+    for (size_t at = labels.find(key); at != std::string_view::npos; at = labels.find(key, at + 1)) {
+      if (at != 0 && labels[at - 1] != ',') continue;
+      const size_t begin = at + key.size();
+      return labels.substr(begin, labels.find('"', begin) - begin);
+    }
+    return std::string_view();
+  };
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with(kMetric)) continue;
+    const size_t close = line.rfind('}');
+    if (close == std::string::npos) continue;
+    std::string_view labels = std::string_view(line).substr(kMetric.size(), close - kMetric.size());
+    std::string key(label(labels, "verb"));
+    key += ' ';
+    key += label(labels, "resource");
+    if (std::string_view sub = label(labels, "subresource"); !sub.empty()) {
+      key += '/';
+      key += sub;
+    }
+    counts[key] += std::atof(line.c_str() + close + 1);
+  }
+  return counts;
+}
+
+// "POST pods/binding 500, DELETE pods 3000, ...": what changed between two counts, the
+// largest first (reads as the requests each pod cost).
+std::string RequestCountsDelta(const std::map<std::string, double>& before,
+                               const std::map<std::string, double>& after) {
+  std::vector<std::pair<double, std::string>> delta;
+  for (const auto& [key, n] : after) {
+    auto it = before.find(key);
+    const double d = n - (it == before.end() ? 0 : it->second);
+    if (d >= 1) delta.emplace_back(d, key);
+  }
+  std::sort(delta.begin(), delta.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out;
+  for (const auto& [d, key] : delta) {
+    if (!out.empty()) out += ", ";
+    out += key + " " + std::to_string(static_cast<long long>(d));
+  }
+  return out.empty() ? "none counted" : out;
+}
 
 bool CreateAll(informers::ApiClient& c, const std::string& path, const std::vector<std::string>& bodies) {
   std::mutex mu;
@@ -304,6 +360,7 @@ int main(int argc, char** argv) {
     return sum;
   };
   const double server_cpu0 = server_cpu();
+  const auto requests0 = ApiRequestCounts(c);
   auto start = Steady::now();
   pid_t pid = fork();
   if (pid == 0) {
@@ -340,6 +397,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
   const double server_cpu_used = server_cpu() - server_cpu0;
+  const auto requests_bound = ApiRequestCounts(c);
   auto [c_final, rss_final] = ProcStats(pid);
   cpu = std::max(cpu, c_final);
   peak_rss = std::max(peak_rss, rss_final);
@@ -360,6 +418,7 @@ int main(int argc, char** argv) {
     cpu_all = std::max(cpu_all, c_now);
   }
   const double server_cpu_all = server_cpu() - server_cpu0;
+  const auto requests_all = ApiRequestCounts(c);
   size_t scheduled_events = 0;
   if (auto ev = c.Do({.path = "/apis/events.k8s.io/v1/namespaces/default/events"}); ev.ok()) {
     constexpr std::string_view kScheduled = R"("reason":"Scheduled")";
@@ -413,6 +472,9 @@ int main(int argc, char** argv) {
     std::printf("kube-apiserver+etcd CPU: %.3f ms per pod until all bound, %.3f ms incl. deferred writes\n",
                 per_pod(server_cpu_used), per_pod(server_cpu_all));
 
+  std::printf("API requests until all bound (every client): %s\n",
+              RequestCountsDelta(requests0, requests_bound).c_str());
+  std::printf("API requests after (deferred writes): %s\n", RequestCountsDelta(requests_bound, requests_all).c_str());
   if (fill != nullptr || kubelet.DeletesSent() > 0)
     std::printf("kubelet stand-in: %zu bound pods removed, %zu final deletes sent (%zu failed)\n",
                 kubelet.RemovalCount(), kubelet.DeletesSent(), kubelet.DeleteErrors());

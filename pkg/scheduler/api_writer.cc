@@ -23,15 +23,17 @@ informers::Request BindingRequest(const api::Pod& pod, std::string_view node_nam
 }  // namespace
 
 ksched::Status ApiWriter::Bind(const api::Pod& pod, std::string_view node_name) {
+  auto hold = events_.Hold();
   auto r = options_.bind_client->Do(BindingRequest(pod, node_name));
   return r.ok() ? ksched::Status::OK() : r.status();
 }
 
 void ApiWriter::BindAsync(const api::Pod& pod, std::string_view node_name,
                           std::function<void(ksched::Status)> done) {
-  options_.bind_client->Send(BindingRequest(pod, node_name), [done = std::move(done)](StatusOr<informers::Response> r) {
-    done(r.ok() ? ksched::Status::OK() : r.status());
-  });
+  options_.bind_client->Send(BindingRequest(pod, node_name),
+                             [done = std::move(done), hold = events_.Hold()](StatusOr<informers::Response> r) {
+                               done(r.ok() ? ksched::Status::OK() : r.status());
+                             });
 }
 
 StatusOr<api::PodPtr> ApiWriter::GetPod(const api::Pod& pod) {
@@ -110,7 +112,7 @@ void ApiWriter::EvictPod(const api::Pod& victim, std::string_view scheduler_name
                          .retry_connection_errors = true};
   // Gone already (404), or the name now belongs to another pod (409 on the uid
   // precondition): either way this victim no longer holds the room.
-  auto finish = [done](StatusOr<informers::Response> r) {
+  auto finish = [done, hold = events_.Hold()](StatusOr<informers::Response> r) {
     if (r.ok() || r.status().code() == StatusCode::kNotFound || r.status().code() == StatusCode::kConflict) {
       done(ksched::Status::OK());
       return;

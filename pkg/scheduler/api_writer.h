@@ -4,6 +4,7 @@
 // or two.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -26,12 +27,19 @@ struct ApiWriterOptions {
   // Whether victims get the DisruptionTarget condition before their DELETE (servers
   // from 1.26 on, where the condition is known; upstream PreemptPod).
   bool disruption_target_condition = false;
+  // Events wait while binds or evictions are in flight, at most this long (see
+  // EventQueue::Hold).
+  std::chrono::seconds event_max_hold{10};
 };
 
 class ApiWriter final : public framework::PodBinder, public framework::VolumeWriter {
  public:
   explicit ApiWriter(ApiWriterOptions options)
-      : options_(std::move(options)), events_({.client = options_.status_client, .hostname = options_.hostname}) {}
+      : options_(std::move(options)),
+        events_({.client = options_.status_client,
+                 .hostname = options_.hostname,
+                 .max_hold = options_.event_max_hold,
+                 .clock = options_.clock}) {}
 
   // POST pods/{name}/binding with the pod's uid as precondition. Blocking.
   ksched::Status Bind(const api::Pod& pod, std::string_view node_name) override;

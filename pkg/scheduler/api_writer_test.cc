@@ -92,5 +92,33 @@ TEST_F(EvictPodTest, FailedPatchFailsTheEvictionWithoutDelete) {
   EXPECT_EQ(api_.Count(FakeApiClient::Is(Verb::kDelete)), 0u);
 }
 
+// Events wait while a bind or an eviction is with the server, so a burst's binds do not
+// share the server with its events; they go once the last answer is in.
+TEST(ApiWriterEventsTest, EventsWaitForTheBindsAndEvictionsInFlight) {
+  FakeApiClient api;
+  FakeClock clock;
+  api.Hold([](const informers::Request& r) {
+    return FakeApiClient::Is(Verb::kPost, "/binding")(r) || FakeApiClient::Is(Verb::kDelete)(r);
+  });
+  ApiWriter writer({.bind_client = &api, .status_client = &api, .clock = &clock, .hostname = "host"});
+  auto pod = PodBuilder("p").Namespace("ns").UID("u-p").Obj();
+  auto victim = PodBuilder("v").Namespace("ns").UID("u-v").Node("n1").Obj();
+  int binds_done = 0;
+  writer.BindAsync(*pod, "n1", [&binds_done](Status s) { binds_done += s.ok(); });
+  writer.EvictPod(*victim, "ksched", [](Status) {});
+  writer.RecordEvent(*pod, "ksched", false, "Scheduled", "Binding", "Successfully assigned ns/p to n1");
+  const auto events = FakeApiClient::Is(Verb::kPost, "/events");
+  EXPECT_EQ(api.Count(events), 0u);
+  EXPECT_EQ(api.Release(FakeApiClient::Is(Verb::kPost, "/binding")), 1u);
+  EXPECT_EQ(binds_done, 1);
+  EXPECT_EQ(api.Count(events), 0u);  // the eviction is still out
+  EXPECT_EQ(api.Release(FakeApiClient::Is(Verb::kDelete)), 1u);
+  EXPECT_EQ(api.Count(events), 1u);
+
+  // Nothing in flight: the next event goes at once.
+  writer.RecordEvent(*pod, "ksched", false, "Scheduled", "Binding", "again");
+  EXPECT_EQ(api.Count(events), 2u);
+}
+
 }  // namespace
 }  // namespace ksched::scheduler

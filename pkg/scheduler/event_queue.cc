@@ -92,6 +92,7 @@ struct EventQueue::State {
   size_t sending GUARDED_BY(mu) = 0;
   bool pumping GUARDED_BY(mu) = false;
   int64_t dropped GUARDED_BY(mu) = 0;
+  int64_t holds GUARDED_BY(mu) = 0;  // Hold() calls not yet Released
 };
 
 EventQueue::EventQueue(EventQueueOptions options) : state_(std::make_shared<State>(std::move(options))) {}
@@ -112,6 +113,25 @@ void EventQueue::Add(PendingEvent e) {
   Pump(state_);
 }
 
+std::shared_ptr<const void> EventQueue::Hold() {
+  {
+    MutexLock l(state_->mu);
+    ++state_->holds;
+  }
+  // Any non-null pointer: what matters is the deleter, which runs with the last copy.
+  return std::shared_ptr<const void>(state_.get(), [s = state_](const void*) { Release(s); });
+}
+
+// The count changes under the mutex Pump checks it under, so a pass that saw a hold
+// either ends before this runs (and this Pump starts another) or sees it gone.
+void EventQueue::Release(const std::shared_ptr<State>& s) {
+  {
+    MutexLock l(s->mu);
+    if (--s->holds > 0 || s->waiting.empty()) return;
+  }
+  Pump(s);
+}
+
 size_t EventQueue::Waiting() const {
   MutexLock l(state_->mu);
   return state_->waiting.size();
@@ -127,7 +147,9 @@ void EventQueue::Pump(const std::shared_ptr<State>& s) {
     std::optional<PendingEvent> next;
     {
       MutexLock l(s->mu);
-      if (s->waiting.empty() || s->sending >= s->options.max_sending) {
+      if (s->waiting.empty() || s->sending >= s->options.max_sending ||
+          (s->holds > 0 &&
+           s->options.clock->WallNow() - s->waiting.front().time() < s->options.max_hold)) {
         s->pumping = false;
         return;
       }

@@ -6,6 +6,14 @@
 // client. A burst of 30,000 binds thus keeps its 30,000 Scheduled events in a few MB and
 // sends them all once the binds are done, instead of dropping what overflows the
 // client's queue.
+// The client's rule sees only the requests waiting in it, and a scheduler that binds as
+// fast as the server answers leaves that queue empty most of the time, so events went
+// out between binds and cost the server about as much as the binds themselves. The
+// writer therefore holds the queue (Hold) while its binds and evictions are in
+// flight: events wait until the burst is over, or until the oldest has waited max_hold,
+// so under a sustained load they still go out, late rather than never. (Upstream's
+// recordToSink writes one event at a time and drops what its 1,000-slot queue cannot
+// take, which also puts a burst's binds first.)
 #pragma once
 
 #include <array>
@@ -40,6 +48,7 @@ class PendingEvent {
   std::string PodKey() const;  // "namespace/name", for logs
   std::string_view reason() const { return Get(kReason); }
   std::string_view note() const { return Get(kNote); }
+  Clock::wall_time time() const { return time_; }
 
  private:
   enum Field : uint8_t {
@@ -77,6 +86,9 @@ struct EventQueueOptions {
   // Events waiting here; past it the oldest is dropped with a warning, as upstream's
   // broadcaster drops what its queue cannot take.
   size_t max_waiting = 200000;
+  // While a hold is on (Hold), events wait here until the oldest is this old.
+  std::chrono::seconds max_hold{10};
+  Clock* clock = &RealClock();  // the events' ages against their times
 };
 
 class EventQueue {
@@ -89,6 +101,12 @@ class EventQueue {
   // Events waiting here (not yet handed to the client).
   size_t Waiting() const;
 
+  // A hold: while any is alive, events wait here (up to max_hold) instead of taking the
+  // API server's time from the writes that hold them; when the last one goes, what waits
+  // is sent. Copyable, so a request's completion can carry it; it ends with its last
+  // copy, also when the completion is dropped unrun. Thread-safe.
+  std::shared_ptr<const void> Hold();
+
  private:
   struct State;
   // Hands waiting events to the client up to max_sending. One pass at a time: an answer
@@ -96,6 +114,7 @@ class EventQueue {
   // is running.
   static void Pump(const std::shared_ptr<State>& s);
   static void Send(const std::shared_ptr<State>& s, const PendingEvent& e);
+  static void Release(const std::shared_ptr<State>& s);
 
   std::shared_ptr<State> state_;  // shared with the client's callbacks
 };

@@ -115,6 +115,54 @@ TEST(EventQueueTest, FullQueueDropsTheOldestWaiting) {
   EXPECT_EQ(SentFor(api), (std::vector<std::string>{"a", "c", "d", "e"}));
 }
 
+PendingEvent ScheduledAt(const std::string& pod_name, Clock::wall_time at) {
+  auto pod = PodBuilder(pod_name).Namespace("ns").UID("u-" + pod_name).Obj();
+  return PendingEvent(*pod, nullptr, "ksched", /*warning=*/false, "Scheduled", "Binding", "assigned", at);
+}
+
+TEST(EventQueueTest, EventsWaitWhileAHoldLivesAndGoWithTheLastOne) {
+  FakeApiClient api;
+  FakeClock clock;
+  EventQueue q({.client = &api, .hostname = "h", .max_hold = std::chrono::seconds(10), .clock = &clock});
+  auto first = q.Hold();
+  auto copy = first;  // a completion's copy: the hold ends with the last of them
+  auto second = q.Hold();
+  for (const char* name : {"a", "b", "c"}) q.Add(ScheduledAt(name, clock.WallNow()));
+  EXPECT_EQ(api.Count(), 0u);
+  EXPECT_EQ(q.Waiting(), 3u);
+  first.reset();
+  second.reset();
+  EXPECT_EQ(api.Count(), 0u);  // `copy` still holds
+  copy.reset();
+  EXPECT_EQ(SentFor(api), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(q.Waiting(), 0u);
+
+  // With no hold, an event goes at once.
+  q.Add(ScheduledAt("d", clock.WallNow()));
+  EXPECT_EQ(api.Count(), 4u);
+}
+
+TEST(EventQueueTest, AHeldEventGoesOnceItHasWaitedMaxHold) {
+  FakeApiClient api;
+  FakeClock clock;
+  EventQueue q({.client = &api, .hostname = "h", .max_hold = std::chrono::seconds(10), .clock = &clock});
+  auto hold = q.Hold();  // a sustained load: the writes never stop
+  q.Add(ScheduledAt("a", clock.WallNow()));
+  clock.Advance(std::chrono::seconds(6));
+  q.Add(ScheduledAt("b", clock.WallNow()));
+  EXPECT_EQ(api.Count(), 0u);
+  clock.Advance(std::chrono::seconds(5));
+  // The next event to arrive lets out the ones that waited 10 s, oldest first, and no
+  // more: "b" has waited 5 s.
+  q.Add(ScheduledAt("c", clock.WallNow()));
+  EXPECT_EQ(SentFor(api), (std::vector<std::string>{"a"}));
+  clock.Advance(std::chrono::seconds(5));
+  q.Add(ScheduledAt("d", clock.WallNow()));
+  EXPECT_EQ(SentFor(api), (std::vector<std::string>{"a", "b"}));
+  hold.reset();
+  EXPECT_EQ(SentFor(api), (std::vector<std::string>{"a", "b", "c", "d"}));
+}
+
 TEST(EventQueueTest, AnswersOnTheClientsThreadSendEverything) {
   FakeApiClient api({.async = true});
   EventQueue q({.client = &api, .hostname = "h", .max_sending = 4});
