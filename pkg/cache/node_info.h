@@ -178,11 +178,8 @@ class NodeInfo {
     if (i + kPrefetchNodeAhead < end) at(i + kPrefetchNodeAhead).PrefetchNode();
   }
   void PrefetchInfo() const {
-    // Every cache line the object touches: make_shared puts it after its control block,
-    // so its 320 bytes straddle six lines, not five.
-    const uintptr_t last = reinterpret_cast<uintptr_t>(this) + sizeof(NodeInfo) - 1;
-    for (uintptr_t line = reinterpret_cast<uintptr_t>(this) & ~uintptr_t{63}; line <= last; line += 64)
-      __builtin_prefetch(reinterpret_cast<const void*>(line));
+    const char* p = reinterpret_cast<const char*>(this);
+    for (size_t off = 0; off < sizeof(NodeInfo); off += 64) __builtin_prefetch(p + off);
   }
   void PrefetchNode() const {
     if (!has_taints_) return;  // nothing the basic passes read is outside the NodeInfo

@@ -81,25 +81,10 @@ void Parallelizer::Run(int n, ChunkFn fn, const std::atomic<bool>* stop) {
     return;
   }
   MutexLock call(call_mu_);
-  // Alone first: most jobs end before a woken worker would have started, and on a
-  // machine whose cores are busy (the API server's, on a small control plane) a worker's
-  // wake-up and spin only take CPU from the rest. Past kAloneFor the job is long enough
-  // to share; the chunks are still claimed in order, so those run are a prefix.
-  const auto share_at = std::chrono::steady_clock::now() + kAloneFor;
-  while (stop == nullptr || !stop->load(std::memory_order_relaxed)) {
-    const int c = job.next_chunk.fetch_add(1, std::memory_order_relaxed);
-    if (c >= job.num_chunks) return;
-    job.fn.call(job.fn.obj, c * job.chunk, std::min(job.n, (c + 1) * job.chunk));
-    if (std::chrono::steady_clock::now() >= share_at) break;
-  }
-  if (job.next_chunk.load(std::memory_order_relaxed) >= job.num_chunks ||
-      (stop != nullptr && stop->load(std::memory_order_relaxed)))
-    return;
   parked_.store(false, std::memory_order_relaxed);
   job_.store(&job);
   generation_.fetch_add(1);
   if (sleepers_.load() > 0) FutexWakeAll(generation_);
-  ++shared_jobs_;
   RunChunks(job);
   // Every chunk is claimed now. Workers still inside one finish it (at most a chunk of
   // pieces); a worker that counts itself in after this store finds no job.

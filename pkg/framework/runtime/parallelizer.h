@@ -26,8 +26,6 @@ class Parallelizer {
  public:
   // How long an idle worker waits for the next job before it sleeps.
   static constexpr std::chrono::microseconds kSpin{30};
-  // How long the caller runs a job alone before it hands the rest to the workers too.
-  static constexpr std::chrono::microseconds kAloneFor{30};
 
   // `parallelism` pieces run at once: parallelism - 1 pool threads plus the caller.
   explicit Parallelizer(int parallelism = 16);
@@ -74,9 +72,6 @@ class Parallelizer {
 
   // Times a worker went to sleep on the futex (for tests and benchmarks).
   uint64_t sleeps() const { return sleeps_.load(std::memory_order_relaxed); }
-  // Jobs that outlasted kAloneFor and were shared with the workers. Read from the
-  // calling thread.
-  uint64_t shared_jobs() const { return shared_jobs_; }
 
  private:
   // A borrowed callable without std::function's allocation.
@@ -111,7 +106,6 @@ class Parallelizer {
   std::atomic<bool> shutdown_{false};
   std::atomic<bool> parked_{false};  // see Park(); cleared by the next job
   std::atomic<uint64_t> sleeps_{0};
-  uint64_t shared_jobs_ = 0;  // under call_mu_ while written
   std::vector<std::thread> threads_;
 };
 

@@ -106,56 +106,22 @@ bool SleepsWithin(const Parallelizer& p, uint64_t than, std::chrono::seconds lim
   return true;
 }
 
-// A job that outlasts kAloneFor: its first piece alone takes longer.
-void SlowFirstPiece(int i) {
-  if (i == 0) std::this_thread::sleep_for(2 * Parallelizer::kAloneFor);
-}
-
-// Idle workers go to sleep (after the spin, or at once when parked) and the next long
-// job wakes them; every piece still runs exactly once.
+// Idle workers go to sleep (after the spin, or at once when parked) and the next job
+// wakes them; every piece still runs exactly once.
 TEST(Parallelizer, SleepingWorkersWakeForTheNextJob) {
   Parallelizer p(3);
   for (bool park : {false, true}) {
     for (int round = 0; round < 20; ++round) {
       const uint64_t before = p.sleeps();
       std::vector<std::atomic<int>> hits(1000);
-      p.Until(1000, [&](int i) {
-        SlowFirstPiece(i);
-        hits[i].fetch_add(1);
-      });
+      p.Until(1000, [&](int i) { hits[i].fetch_add(1); });
       if (park) p.Park();
       ASSERT_TRUE(SleepsWithin(p, before, std::chrono::seconds(5))) << "park " << park;
       std::vector<std::atomic<int>> again(1000);
-      p.Until(1000, [&](int i) {
-        SlowFirstPiece(i);
-        again[i].fetch_add(1);
-      });
+      p.Until(1000, [&](int i) { again[i].fetch_add(1); });
       for (int i = 0; i < 1000; ++i) ASSERT_EQ(hits[i].load() + again[i].load(), 2) << i;
     }
   }
-}
-
-// A job that ends within kAloneFor runs on the calling thread alone: on a machine whose
-// other core is busy, waking a worker for it would only take CPU. A longer one is shared.
-TEST(Parallelizer, ShortJobsRunOnTheCallerAlone) {
-  Parallelizer p(2);
-  const auto caller = std::this_thread::get_id();
-  std::atomic<int> others{0};
-  for (int round = 0; round < 100; ++round) {
-    p.Until(64, [&](int) { others += std::this_thread::get_id() != caller; });  // a few ns each
-  }
-  // A caller preempted mid-job may overrun the budget now and then, and share that one.
-  EXPECT_LE(p.shared_jobs(), 5u);
-  if (p.shared_jobs() == 0) {
-    EXPECT_EQ(others.load(), 0);
-  }
-  std::vector<std::atomic<int>> hits(1000);
-  p.Until(1000, [&](int i) {
-    SlowFirstPiece(i);
-    hits[i].fetch_add(1);
-  });
-  EXPECT_GE(p.shared_jobs(), 1u);
-  for (int i = 0; i < 1000; ++i) ASSERT_EQ(hits[i].load(), 1) << i;
 }
 
 }  // namespace
