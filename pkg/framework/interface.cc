@@ -72,6 +72,15 @@ Status ScorePlugin::ScoreNodes(const CycleState& state, const api::Pod& pod,
   return Status();
 }
 
+Status ScorePlugin::ScoreAsRunOfOne(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
+                                    int64_t& score) const {
+  const cache::NodeInfoPtr view(cache::NodeInfoPtr(), &node);  // not owning
+  NodeScore out{node.name_view(), 0};
+  Status s = ScoreNodes(state, pod, std::span<const cache::NodeInfoPtr>(&view, 1), std::span<NodeScore>(&out, 1));
+  score = out.score;
+  return s;
+}
+
 PreFilterResult PreFilterResult::Merge(const PreFilterResult& other) const {
   if (AllNodes()) return other;
   if (other.AllNodes()) return *this;

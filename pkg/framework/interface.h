@@ -297,6 +297,12 @@ class ScorePlugin : public virtual Plugin {
   virtual Status NormalizeScore(const CycleState& state, const api::Pod& pod, std::span<NodeScore> scores) const {
     return Status();
   }
+
+ protected:
+  // Score as ScoreNodes over a run of one node: for a plugin that overrides ScoreNodes,
+  // so its per-node rules exist once.
+  Status ScoreAsRunOfOne(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
+                         int64_t& score) const;
 };
 
 class ReservePlugin : public virtual Plugin {

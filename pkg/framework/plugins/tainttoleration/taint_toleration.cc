@@ -74,12 +74,7 @@ Status TaintToleration::PreScore(CycleState& state, const api::Pod& pod, std::sp
 
 Status TaintToleration::Score(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
                               int64_t& score) const {
-  // One node is a chunk of one; the chunk's code is the only copy of the rules.
-  const cache::NodeInfoPtr view(cache::NodeInfoPtr(), &node);
-  NodeScore out{node.name_view(), 0};
-  Status s = ScoreNodes(state, pod, std::span<const cache::NodeInfoPtr>(&view, 1), std::span<NodeScore>(&out, 1));
-  score = out.score;
-  return s;
+  return ScoreAsRunOfOne(state, pod, node, score);  // ScoreNodes holds the rules
 }
 
 Status TaintToleration::ScoreNodes(const CycleState& state, const api::Pod& /*pod*/,
