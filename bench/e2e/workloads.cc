@@ -148,6 +148,14 @@ int VictimsPerNode(const Workload& w, const api::Node& node) {
   return f.per_node;
 }
 
+// HH:MM:SS.mmm (UTC), as the schedulers' log lines print the time of day.
+std::string FormatTimeOfDay(std::chrono::system_clock::time_point t) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count() % 86'400'000;
+  return Format("%02lld:%02lld:%02lld.%03lld", static_cast<long long>(ms / 3'600'000),
+                static_cast<long long>(ms / 60'000 % 60), static_cast<long long>(ms / 1000 % 60),
+                static_cast<long long>(ms % 1000));
+}
+
 // Every measured pod bound, as few victims as an optimal scheduler needs, how soon each
 // preemptor was bound once its node's last victim had gone, and no node holding more
 // than its allocatable (pods being deleted aside) once the run is over.
@@ -177,6 +185,13 @@ Verification VerifyPreemption(const Workload& w, const Placement& p) {
 
   // Bind minus the last removal on the pod's node before it.
   std::vector<double> delays_ms;
+  struct Slow {
+    double delay_ms;
+    const std::string* pod;
+    const std::string* node;
+    Clock::time_point removed, bound;
+  };
+  std::vector<Slow> slow;
   size_t without_removal = 0;
   for (auto& [node, times] : removed_on_node) std::sort(times.begin(), times.end());
   for (const auto& [pod, at] : p.bound_at) {
@@ -188,11 +203,24 @@ Verification VerifyPreemption(const Workload& w, const Placement& p) {
     }
     auto last = std::upper_bound(removed->second.begin(), removed->second.end(), at) - 1;
     delays_ms.push_back(std::chrono::duration<double, std::milli>(at - *last).count());
+    slow.push_back({delays_ms.back(), &pod, &node->second, *last, at});
   }
   double max_delay = delays_ms.empty() ? 0 : *std::max_element(delays_ms.begin(), delays_ms.end());
   v.lines.push_back(Format("preemptor bound after its node's last victim removal: median %.0f ms, p90 %.0f ms, "
                            "max %.0f ms (%zu pods)",
                            Percentile(delays_ms, 0.5), Percentile(delays_ms, 0.9), max_delay, delays_ms.size()));
+  // The slowest ones, in wall-clock time to compare with the schedulers' logs.
+  const size_t shown = std::min<size_t>(slow.size(), 3);
+  std::partial_sort(slow.begin(), slow.begin() + static_cast<std::ptrdiff_t>(shown), slow.end(),
+                    [](const Slow& a, const Slow& b) { return a.delay_ms > b.delay_ms; });
+  const auto to_wall = [steady = std::chrono::steady_clock::now(), wall = std::chrono::system_clock::now()](
+                           Clock::time_point t) {
+    return FormatTimeOfDay(wall - std::chrono::duration_cast<std::chrono::system_clock::duration>(steady - t));
+  };
+  for (size_t i = 0; i < shown; ++i)
+    v.lines.push_back(Format("  slow: %s on %s, last victim removed %s, bound %s (%.0f ms)", slow[i].pod->c_str(),
+                             slow[i].node->c_str(), to_wall(slow[i].removed).c_str(), to_wall(slow[i].bound).c_str(),
+                             slow[i].delay_ms));
   if (without_removal > 0)
     v.lines.push_back(Format("preemptors bound with no removal on their node before the bind: %zu", without_removal));
 

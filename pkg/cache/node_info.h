@@ -180,11 +180,19 @@ class NodeInfo {
   void PrefetchInfo() const {
     const char* p = reinterpret_cast<const char*>(this);
     for (size_t off = 0; off < sizeof(NodeInfo); off += 64) __builtin_prefetch(p + off);
+    KeepPrefetches(p);
   }
   void PrefetchNode() const {
     if (!has_taints_) return;  // nothing the basic passes read is outside the NodeInfo
-    if (const api::Node* n = node_.get()) __builtin_prefetch(&n->spec);
+    if (const api::Node* n = node_.get()) {
+      __builtin_prefetch(&n->spec);
+      KeepPrefetches(n);
+    }
   }
+  // GCC 12 at -O2 deleted the prefetches of PrefetchAhead as dead code (a prefetch is
+  // no side effect to its dead-code pass): the Filter pass ran with none ahead of it.
+  // An empty asm statement that takes the address is one; it emits no instruction.
+  static void KeepPrefetches(const void* p) { asm volatile("" : : "r"(p)); }
 
   // Bumped on every change; snapshots copy only NodeInfos newer than their own.
   int64_t generation() const { return generation_; }
