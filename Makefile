@@ -95,7 +95,8 @@ bench-client: control-plane build
 
 # WORKLOAD=basic|anti-affinity|spread|preferred-affinity|replicaset|preemption|all (default
 # basic); NODES, PODS, QPS, UPSTREAM=0 (ksched only), KSCHED=0 (kube-scheduler only),
-# LIMIT=1 (also the no-op binder: the API server's limit, and ksched's fraction of it)
+# LIMIT=1 (also the no-op binder: the API server's limit, and ksched's fraction of it), LIMIT=2
+# (and that binder again with a pod watch like a scheduler's)
 # override. Fails if a ksched run times out, has violations, or evicts other than expected.
 bench-e2e: control-plane build
 	bash scripts/bench-e2e.sh $(BUILD)

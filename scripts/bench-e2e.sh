@@ -9,7 +9,9 @@
 # KSCHED_FLAGS extra ksched flags (e.g. --explain-records=0 for an A/B of the decision log),
 # LIMIT=1 a third run with bench_noop_binder (binds the same pending pods round-robin, no
 # scheduling, through ksched's API client at the same qps: the most any scheduler could
-# reach here) and ksched's fraction of it:
+# reach here) and ksched's fraction of it; LIMIT=2 also a fourth run of that binder with a
+# pod informer like ksched's watching while it binds (--watch-pods: the API server sends
+# every bound pod to one more watcher, as it must for any scheduler) and that fraction:
 #   basic (default)     1,000 nodes, 3,000 pods (100m / 500Mi)
 #   anti-affinity       1,000 nodes, 1,000 pods with required podAntiAffinity on hostname
 #   spread              1,000 nodes in 10 zones, 2,000 pods spread on zone and hostname
@@ -101,15 +103,22 @@ for w in "${WORKLOADS[@]}"; do
       --port=0 --secure-port=0 --v=0 && u_ok=true || echo "bench-e2e: the kube-scheduler run failed ($w)" >&2
   fi
   l_out="$DIR$tag.noop-binder.out"; l_ok=false
-  if [ "${LIMIT:-0}" = 1 ]; then
+  lw_out="$DIR$tag.noop-binder-watch.out"; lw_ok=false
+  if [ "${LIMIT:-0}" = 1 ] || [ "${LIMIT:-0}" = 2 ]; then
     run "$w" noop-binder ksched "$BUILD/bench/e2e/bench_noop_binder" "$DIR/kubeconfig" ksched "$QPS" && l_ok=true ||
       echo "bench-e2e: the no-op binder run failed ($w)" >&2
   fi
-  if $k_ok && $l_ok; then
-    awk -v kt="$(field '.*average \([0-9]*\) pods\/s.*' "$k_out")" \
-      -v lt="$(field '.*average \([0-9]*\) pods\/s.*' "$l_out")" -v w="${tag:+ ($w)}" 'BEGIN {
-      printf "ratio ksched/no-op binder%s: throughput %.2f (ksched %d pods/s, no-op binder %d pods/s)\n", w, kt/lt, kt, lt }'
+  if [ "${LIMIT:-0}" = 2 ]; then
+    run "$w" noop-binder-watch ksched "$BUILD/bench/e2e/bench_noop_binder" "$DIR/kubeconfig" ksched "$QPS" \
+      --watch-pods && lw_ok=true || echo "bench-e2e: the no-op binder run with a pod watch failed ($w)" >&2
   fi
+  limit_ratio() { # LABEL FILE
+    awk -v kt="$(field '.*average \([0-9]*\) pods\/s.*' "$k_out")" \
+      -v lt="$(field '.*average \([0-9]*\) pods\/s.*' "$2")" -v w="${tag:+ ($w)}" -v l="$1" 'BEGIN {
+      printf "ratio ksched/%s%s: throughput %.2f (ksched %d pods/s, %s %d pods/s)\n", l, w, kt/lt, kt, l, lt }'
+  }
+  if $k_ok && $l_ok; then limit_ratio "no-op binder" "$l_out"; fi
+  if $k_ok && $lw_ok; then limit_ratio "no-op binder with a pod watch" "$lw_out"; fi
   if $k_ok && $u_ok; then
     k_tp=$(field '.*average \([0-9]*\) pods\/s.*' "$k_out")
     u_tp=$(field '.*average \([0-9]*\) pods\/s.*' "$u_out")

@@ -9,7 +9,8 @@
 // and checks the placement of the last run (violations), so a figure that came from a
 // profile without InterPodAffinity / PodTopologySpread shows for what it is.
 //
-//   bench_algorithm [--nodes N] [--pods N] [--runs N] [--parallelism N] [--only basic|anti-affinity|spread]
+//   bench_algorithm [--nodes N] [--pods N] [--runs N] [--parallelism N] [--wake-after-us N]
+//                   [--only basic|anti-affinity|spread]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -242,7 +243,11 @@ int Main(int argc, char** argv) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int parallelism =
       ParseFlag(argc, argv, "--parallelism", std::min(config::KubeSchedulerConfiguration{}.parallelism, cores));
-  framework::runtime::Parallelizer parallelizer(parallelism);
+  // How long a Filter/Score job runs on the caller alone before sleeping workers are
+  // woken (0: at once, as before session 15).
+  const int wake_after_us = ParseFlag(argc, argv, "--wake-after-us",
+                                      static_cast<int>(framework::runtime::Parallelizer::kWakeAfter.count()));
+  framework::runtime::Parallelizer parallelizer(parallelism, std::chrono::microseconds(wake_after_us));
 
   std::printf("bench_algorithm: %d nodes in %d zones (4 CPU / 32Gi / 110 pods), %d pods per run, %d runs, "
               "parallelism %d\n",

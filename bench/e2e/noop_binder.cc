@@ -3,10 +3,14 @@
 // own API client and bind request (scheduler::ApiWriter::BindAsync) at the same qps.
 // bench-e2e runs it with LIMIT=1 in place of a scheduler, so every run can print
 // ksched's fraction of the reachable maximum.
-//   bench_noop_binder <kubeconfig> <schedulerName> <qps>
+//   bench_noop_binder <kubeconfig> <schedulerName> <qps> [--watch-pods]
 // Lists the nodes and the pending pods in pages (as an informer's list does), sends one
 // bind per pod (at most kInFlight at once), prints what it did, and then waits to be
-// ended (bench_e2e stops it once every pod is bound).
+// ended (bench_e2e stops it once every pod is bound). With --watch-pods it also keeps a
+// pod informer as ksched's (its own connection, the same field selector) from before
+// the first bind, so the API server encodes and sends every bound pod to one more
+// watcher, as it must for any scheduler: what a scheduler could reach, rather than a
+// binder alone.
 #include <unistd.h>
 
 #include <atomic>
@@ -15,9 +19,11 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "informers/curl_client.h"
+#include "informers/informer.h"
 #include "informers/rest_config.h"
 #include "pkg/api/json.h"
 #include "pkg/scheduler/api_writer.h"
@@ -50,8 +56,9 @@ StatusOr<std::vector<std::shared_ptr<const T>>> ListAll(informers::ApiClient& cl
 }
 
 int Main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s <kubeconfig> <schedulerName> <qps>\n", argv[0]);
+  const bool watch_pods = argc == 5 && std::string_view(argv[4]) == "--watch-pods";
+  if (argc != 4 && !watch_pods) {
+    std::fprintf(stderr, "usage: %s <kubeconfig> <schedulerName> <qps> [--watch-pods]\n", argv[0]);
     return 2;
   }
   auto rc = informers::LoadKubeconfig(argv[1]);
@@ -66,6 +73,30 @@ int Main(int argc, char** argv) {
   if (!client.ok()) {
     std::fprintf(stderr, "%s\n", client.status().ToString().c_str());
     return 1;
+  }
+  // As ksched: watches on a connection of their own, no handler work.
+  struct Ignore final : informers::EventHandler<api::Pod> {
+    void OnAdd(const api::PodPtr&) override {}
+    void OnUpdate(const api::PodPtr&, const api::PodPtr&) override {}
+    void OnDelete(const informers::Deleted<api::Pod>&) override {}
+  } ignore;
+  StatusOr<std::unique_ptr<informers::ApiClient>> watch_client = Status();
+  std::unique_ptr<informers::PodInformer> watcher;
+  if (watch_pods) {
+    watch_client = informers::NewCurlApiClient(*rc);
+    if (!watch_client.ok()) {
+      std::fprintf(stderr, "%s\n", watch_client.status().ToString().c_str());
+      return 1;
+    }
+    watcher = std::make_unique<informers::PodInformer>(**watch_client, "/api/v1/pods",
+                                                       informers::InformerOptions{
+                                                           .field_selector = informers::kNonTerminalPodsSelector});
+    watcher->AddHandler(&ignore);
+    watcher->Start();
+    if (!watcher->WaitForSync(std::chrono::minutes(2))) {
+      std::fprintf(stderr, "bench_noop_binder: the pod informer did not sync\n");
+      return 1;
+    }
   }
   auto nodes = ListAll<api::Node>(**client, "/api/v1/nodes",
                                   [](api::JsonParser& p, api::JsonText t) { return api::DecodeNodeList(p, t); });
@@ -102,8 +133,8 @@ int Main(int argc, char** argv) {
     std::unique_lock l(mu);
     cv.wait(l, [&] { return in_flight == 0; });
   }
-  std::fprintf(stderr, "bench_noop_binder: %zu pods bound round-robin over %zu nodes, %d failed\n", pods->size(),
-               nodes->size(), failed.load());
+  std::fprintf(stderr, "bench_noop_binder: %zu pods bound round-robin over %zu nodes, %d failed%s\n", pods->size(),
+               nodes->size(), failed.load(), watch_pods ? " (with a pod watch)" : "");
   pause();  // as a scheduler would, run until ended
   return 0;
 }

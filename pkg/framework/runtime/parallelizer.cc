@@ -37,7 +37,8 @@ void FutexWakeAll(std::atomic<uint32_t>& word) {
 
 static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) && std::atomic<uint32_t>::is_always_lock_free);
 
-Parallelizer::Parallelizer(int parallelism) : parallelism_(std::max(1, parallelism)) {
+Parallelizer::Parallelizer(int parallelism, std::chrono::microseconds wake_after)
+    : parallelism_(std::max(1, parallelism)), wake_after_(wake_after) {
   threads_.reserve(parallelism_ - 1);
   for (int i = 1; i < parallelism_; ++i) threads_.emplace_back([this] {
     SetThreadName("sched-worker");
@@ -58,13 +59,25 @@ int Parallelizer::ChunkSize(int n, int parallelism) {
   return std::max(1, std::min(s, r));
 }
 
-void Parallelizer::RunChunks(Job& job) {
+void Parallelizer::RunChunks(Job& job, bool caller) {
+  // Only the caller wakes sleeping workers, once it has run the job alone for
+  // wake_after_ (at once when that is zero).
+  bool wake_pending = caller && sleepers_.load() > 0;
+  const auto wake_at = wake_pending ? std::chrono::steady_clock::now() + wake_after_
+                                    : std::chrono::steady_clock::time_point();
+  auto maybe_wake = [&] {
+    if (!wake_pending || std::chrono::steady_clock::now() < wake_at) return;
+    FutexWakeAll(generation_);
+    wake_pending = false;
+  };
+  maybe_wake();
   // Stop is read before the claim, so every claimed chunk runs: the chunks that ran
   // are the claimed ones, a prefix.
   while (job.stop == nullptr || !job.stop->load(std::memory_order_relaxed)) {
     int c = job.next_chunk.fetch_add(1, std::memory_order_relaxed);
     if (c >= job.num_chunks) return;
     job.fn.call(job.fn.obj, c * job.chunk, std::min(job.n, (c + 1) * job.chunk));
+    maybe_wake();
   }
 }
 
@@ -77,15 +90,16 @@ void Parallelizer::Run(int n, ChunkFn fn, const std::atomic<bool>* stop) {
   job.num_chunks = (n + job.chunk - 1) / job.chunk;
   job.stop = stop;
   if (threads_.empty() || job.num_chunks == 1) {
-    RunChunks(job);
+    RunChunks(job, /*caller=*/false);
     return;
   }
   MutexLock call(call_mu_);
   parked_.store(false, std::memory_order_relaxed);
   job_.store(&job);
+  // Workers still spinning see this and join; a worker about to sleep finds the futex
+  // word moved and joins too. Those asleep stay so unless the job outlasts kWakeAfter.
   generation_.fetch_add(1);
-  if (sleepers_.load() > 0) FutexWakeAll(generation_);
-  RunChunks(job);
+  RunChunks(job, /*caller=*/true);
   // Every chunk is claimed now. Workers still inside one finish it (at most a chunk of
   // pieces); a worker that counts itself in after this store finds no job.
   job_.store(nullptr);
@@ -122,7 +136,7 @@ void Parallelizer::WorkerLoop() {
     seen = generation_.load();
     if (shutdown_.load()) return;
     active_.fetch_add(1);
-    if (Job* job = job_.load(); job != nullptr) RunChunks(*job);
+    if (Job* job = job_.load(); job != nullptr) RunChunks(*job, /*caller=*/false);
     active_.fetch_sub(1);
   }
 }
