@@ -80,15 +80,16 @@ int Main(int argc, char** argv) {
     void OnUpdate(const api::PodPtr&, const api::PodPtr&) override {}
     void OnDelete(const informers::Deleted<api::Pod>&) override {}
   } ignore;
-  StatusOr<std::unique_ptr<informers::ApiClient>> watch_client = Status();
+  std::unique_ptr<informers::ApiClient> watch_client;
   std::unique_ptr<informers::PodInformer> watcher;
   if (watch_pods) {
-    watch_client = informers::NewCurlApiClient(*rc);
-    if (!watch_client.ok()) {
-      std::fprintf(stderr, "%s\n", watch_client.status().ToString().c_str());
+    auto created = informers::NewCurlApiClient(*rc);
+    if (!created.ok()) {
+      std::fprintf(stderr, "%s\n", created.status().ToString().c_str());
       return 1;
     }
-    watcher = std::make_unique<informers::PodInformer>(**watch_client, "/api/v1/pods",
+    watch_client = std::move(*created);
+    watcher = std::make_unique<informers::PodInformer>(*watch_client, "/api/v1/pods",
                                                        informers::InformerOptions{
                                                            .field_selector = informers::kNonTerminalPodsSelector});
     watcher->AddHandler(&ignore);

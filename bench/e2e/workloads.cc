@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <ctime>
 #include <map>
 
 #include "pkg/api/quantity.h"
@@ -148,12 +149,13 @@ int VictimsPerNode(const Workload& w, const api::Node& node) {
   return f.per_node;
 }
 
-// HH:MM:SS.mmm (UTC), as the schedulers' log lines print the time of day.
+// HH:MM:SS.mmm in local time, as the schedulers' log lines (klog) print the time of day.
 std::string FormatTimeOfDay(std::chrono::system_clock::time_point t) {
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count() % 86'400'000;
-  return Format("%02lld:%02lld:%02lld.%03lld", static_cast<long long>(ms / 3'600'000),
-                static_cast<long long>(ms / 60'000 % 60), static_cast<long long>(ms / 1000 % 60),
-                static_cast<long long>(ms % 1000));
+  const std::time_t secs = std::chrono::system_clock::to_time_t(t);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  localtime_r(&secs, &tm);
+  return Format("%02d:%02d:%02d.%03lld", tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(ms));
 }
 
 // Every measured pod bound, as few victims as an optimal scheduler needs, how soon each
