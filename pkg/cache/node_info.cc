@@ -362,7 +362,10 @@ bool NodeInfo::HasTerminatingPodBelow(int32_t priority) const {
 }
 
 bool NodeInfo::RemovePod(const api::Pod& pod) {
-  auto it = std::find_if(pods_.begin(), pods_.end(), [&](const PodEntry& e) { return SamePodKey(pod, *e.pod); });
+  // The very object first (what-if runs remove the node's own entries): no key compares.
+  auto it = std::find_if(pods_.begin(), pods_.end(), [&](const PodEntry& e) { return e.pod.get() == &pod; });
+  if (it == pods_.end())
+    it = std::find_if(pods_.begin(), pods_.end(), [&](const PodEntry& e) { return SamePodKey(pod, *e.pod); });
   if (it == pods_.end()) return false;
   // Subtract what was added (the stored entry), not what the caller's copy would ask
   // for: an update may have changed the object since.

@@ -22,6 +22,7 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
   out->skip_score_plugins = skip_score_plugins;
   out->skip_filter_mask = skip_filter_mask;
   out->pre_filter_extensions_active = pre_filter_extensions_active;
+  out->pre_filter_extension_mask = pre_filter_extension_mask;
   out->record_plugin_metrics = record_plugin_metrics;
   return out;
 }
@@ -49,6 +50,10 @@ Status NoPluginRunner() { return Status::Error("this framework handle cannot run
 }  // namespace
 
 Status Handle::RunFilterPluginsWithNominatedPods(const CycleState&, const api::Pod&, const cache::NodeInfo&) const {
+  return NoPluginRunner();
+}
+Status Handle::RunFilterPluginsHonoring(const CycleState&, const api::Pod&, const cache::NodeInfo&,
+                                        std::span<const api::PodPtr>) const {
   return NoPluginRunner();
 }
 Status Handle::RunPreFilterExtensionAddPod(CycleState&, const api::Pod&, const cache::PodEntry&,

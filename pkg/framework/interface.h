@@ -88,6 +88,9 @@ class CycleState {
   // do what-if runs (nominated pods, preemption) write into the state and need a clone
   // of it. Set after PreFilter; true until then.
   bool pre_filter_extensions_active = true;
+  // Bit i set: the framework's i-th PreFilter plugin (of the first 64) has extensions and
+  // was not skipped, so what-if runs call them. All set until PreFilter has run.
+  uint64_t pre_filter_extension_mask = ~uint64_t{0};
   // Whether this cycle records per-plugin durations (upstream samples 10% of cycles:
   // timing every plugin on every node of every cycle would cost more than the plugins).
   bool record_plugin_metrics = false;
@@ -200,6 +203,14 @@ class Handle {
   // included (runtime::Framework::RunFilterPluginsWithNominatedPods).
   virtual Status RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
                                                    const cache::NodeInfo& node) const;
+  // The same in two steps, for a what-if that filters one node many times: the pods
+  // nominated to `node` that `pod` must leave room for (equal or higher priority, not
+  // itself), looked up once, then the two passes with them.
+  virtual std::vector<api::PodPtr> NominatedPodsToHonor(const api::Pod& pod, std::string_view node) const {
+    return {};
+  }
+  virtual Status RunFilterPluginsHonoring(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
+                                          std::span<const api::PodPtr> nominated) const;
   // PreFilterExtensions of every PreFilter plugin that ran, in order.
   virtual Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod_to_schedule,
                                              const cache::PodEntry& pod_to_add, const cache::NodeInfo& node) const;

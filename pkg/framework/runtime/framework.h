@@ -120,6 +120,9 @@ class Framework : public Handle {
   // pass succeeded, without them (filters like pod affinity may need them absent).
   Status RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
                                            const cache::NodeInfo& node) const override;
+  std::vector<api::PodPtr> NominatedPodsToHonor(const api::Pod& pod, std::string_view node) const override;
+  Status RunFilterPluginsHonoring(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
+                                  std::span<const api::PodPtr> nominated) const override;
   std::pair<PostFilterResult, Status> RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
                                                            const NodeToStatusMap& filtered);
   Status RunPreScorePlugins(CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes);

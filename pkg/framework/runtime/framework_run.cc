@@ -18,6 +18,13 @@ bool FilterSkipped(const CycleState& state, size_t i, const FilterPlugin& pl) {
                 : !state.skip_filter_plugins.empty() && state.skip_filter_plugins.contains(pl.Name());
 }
 
+// Whether what-if runs leave out the i-th PreFilter plugin's extensions (PreFilter
+// skipped it): a bit in the mask for the first 64, the name set beyond.
+bool PreFilterExtensionSkipped(const CycleState& state, size_t i, const PreFilterPlugin& pl) {
+  return i < 64 ? !((state.pre_filter_extension_mask >> i) & 1)
+                : !state.skip_filter_plugins.empty() && state.skip_filter_plugins.contains(pl.Name());
+}
+
 // An internal error from `plugin` at `point`: `running <Point> plugin "X": <message>`.
 Status PluginError(std::string_view point, const Plugin& plugin, const Status& s) {
   return Status::Error("running " + std::string(point) + " plugin " + Quoted(plugin.Name()) + ": " + s.Message())
@@ -103,17 +110,24 @@ std::pair<PreFilterResult, Status> Framework::RunPreFilterPlugins(CycleState& st
   for (size_t i = 0; i < filter_.size() && i < 64; ++i) {
     if (state.skip_filter_plugins.contains(filter_[i]->Name())) state.skip_filter_mask |= uint64_t{1} << i;
   }
-  state.pre_filter_extensions_active = std::any_of(pre_filter_.begin(), pre_filter_.end(), [&](PreFilterPlugin* pl) {
-    return pl->Extensions() != nullptr && !state.skip_filter_plugins.contains(pl->Name());
-  });
+  state.pre_filter_extension_mask = 0;
+  state.pre_filter_extensions_active = false;
+  for (size_t i = 0; i < pre_filter_.size(); ++i) {
+    PreFilterPlugin* pl = pre_filter_[i];
+    if (pl->Extensions() == nullptr || state.skip_filter_plugins.contains(pl->Name())) continue;
+    state.pre_filter_extensions_active = true;
+    if (i < 64) state.pre_filter_extension_mask |= uint64_t{1} << i;
+  }
   return finish(Status());
 }
 
 Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod_to_schedule,
                                               const cache::PodEntry& pod_to_add, const cache::NodeInfo& node) const {
-  for (PreFilterPlugin* pl : pre_filter_) {
+  if (!state.pre_filter_extensions_active) return Status();
+  for (size_t i = 0; i < pre_filter_.size(); ++i) {
+    PreFilterPlugin* pl = pre_filter_[i];
     const PreFilterExtensions* ext = pl->Extensions();
-    if (ext == nullptr || state.skip_filter_plugins.contains(pl->Name())) continue;
+    if (ext == nullptr || PreFilterExtensionSkipped(state, i, *pl)) continue;
     Status s = ext->AddPod(state, pod_to_schedule, pod_to_add, node);
     if (!s.IsSuccess()) {
       return Status::Error("running AddPod on PreFilter plugin " + Quoted(pl->Name()) + ": " + s.Message())
@@ -126,9 +140,11 @@ Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const api::Pod&
 Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod_to_schedule,
                                                  const cache::PodEntry& pod_to_remove,
                                                  const cache::NodeInfo& node) const {
-  for (PreFilterPlugin* pl : pre_filter_) {
+  if (!state.pre_filter_extensions_active) return Status();
+  for (size_t i = 0; i < pre_filter_.size(); ++i) {
+    PreFilterPlugin* pl = pre_filter_[i];
     const PreFilterExtensions* ext = pl->Extensions();
-    if (ext == nullptr || state.skip_filter_plugins.contains(pl->Name())) continue;
+    if (ext == nullptr || PreFilterExtensionSkipped(state, i, *pl)) continue;
     Status s = ext->RemovePod(state, pod_to_schedule, pod_to_remove, node);
     if (!s.IsSuccess()) {
       return Status::Error("running RemovePod on PreFilter plugin " + Quoted(pl->Name()) + ": " + s.Message())
@@ -178,13 +194,22 @@ void Framework::RunAllFilterPlugins(const CycleState& state, const api::Pod& pod
 
 Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
                                                     const cache::NodeInfo& node) const {
-  if (options_.nominator == nullptr || !options_.nominator->HasNominatedPods() || node.node() == nullptr)
-    return RunFilterPlugins(state, pod, node);
+  if (node.node() == nullptr) return RunFilterPlugins(state, pod, node);
+  return RunFilterPluginsHonoring(state, pod, node, NominatedPodsToHonor(pod, node.name()));
+}
+
+std::vector<api::PodPtr> Framework::NominatedPodsToHonor(const api::Pod& pod, std::string_view node) const {
+  if (options_.nominator == nullptr || !options_.nominator->HasNominatedPods()) return {};
+  std::vector<api::PodPtr> nominated = options_.nominator->NominatedPodsForNode(node);
+  std::erase_if(nominated, [&](const api::PodPtr& p) { return p->Priority() < pod.Priority() || cache::SamePodKey(pod, *p); });
+  return nominated;
+}
+
+Status Framework::RunFilterPluginsHonoring(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
+                                           std::span<const api::PodPtr> nominated) const {
   // First pass: with nominated pods of higher or equal priority, which the pod must not
   // displace.
-  std::vector<api::PodPtr> nominated = options_.nominator->NominatedPodsForNode(node.name());
-  std::erase_if(nominated, [&](const api::PodPtr& p) { return p->Priority() < pod.Priority() || cache::SamePodKey(pod, *p); });
-  if (nominated.empty()) return RunFilterPlugins(state, pod, node);
+  if (nominated.empty() || node.node() == nullptr) return RunFilterPlugins(state, pod, node);
   // One copy per thread, reused: its vectors keep their capacity from node to node.
   thread_local cache::NodeInfo node_with;
   node_with = node;

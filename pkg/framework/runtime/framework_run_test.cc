@@ -191,6 +191,35 @@ TEST(RunFilterPluginsWithNominatedPods, HigherOrEqualPriorityNominatedPodsCount)
   EXPECT_EQ(snap.Get("node-0")->pods().size(), 0u);
 }
 
+// Preemption looks the nominated pods up once per node (NominatedPodsToHonor: equal or
+// higher priority, not the pod itself) and filters the node many times with that list
+// (RunFilterPluginsHonoring), whatever the nominator says meanwhile.
+TEST(RunFilterPluginsHonoring, TheGivenListDecides) {
+  Registry registry = BaseRegistry();
+  Register(registry, std::make_unique<FuncFilter>("AtMostOne", [](const cache::NodeInfo& n) {
+             return n.pods().size() >= 1 ? Status(Code::kUnschedulable, "full") : Status();
+           }));
+  config::KubeSchedulerProfile profile = BaseProfile();
+  Enable(profile.plugins.filter, {"AtMostOne"});
+  FakeNominator nominator;
+  auto fw = Build(registry, profile, {.nominator = &nominator, .parallelism = 1});
+  cache::Snapshot snap = MakeSnapshot(1);
+  CycleState state;
+  auto pod = MakePod("p", 5);
+  nominator.pods = {MakePod("low", 4), MakePod("equal", 5), pod, MakePod("high", 6)};
+  std::vector<api::PodPtr> honored = fw->NominatedPodsToHonor(*pod, "node-0");
+  ASSERT_EQ(honored.size(), 2u);
+  EXPECT_EQ(honored[0]->metadata.name, "equal");
+  EXPECT_EQ(honored[1]->metadata.name, "high");
+  EXPECT_TRUE(fw->NominatedPodsToHonor(*pod, "node-1").empty());
+
+  nominator.pods.clear();
+  EXPECT_EQ(fw->RunFilterPluginsHonoring(state, *pod, *snap.Get("node-0"), honored).code(), Code::kUnschedulable);
+  nominator.pods = {MakePod("equal", 5)};
+  EXPECT_TRUE(fw->RunFilterPluginsHonoring(state, *pod, *snap.Get("node-0"), {}).IsSuccess());
+  EXPECT_EQ(snap.Get("node-0")->pods().size(), 0u);
+}
+
 TEST(RunFilterPluginsWithNominatedPods, SecondPassWithoutNominatedPods) {
   // Passes only when a pod is on the node: pass 1 (with the nominated pod) succeeds,
   // pass 2 (without it) fails, so the node is rejected.
@@ -281,6 +310,8 @@ TEST(RunFilterPluginsWithNominatedPods, AddPodExtensionsOnlyWhenActive) {
     ASSERT_TRUE(fw->RunPreFilterPlugins(state, *pod).second.IsSuccess());
     EXPECT_EQ(state.pre_filter_extensions_active, !skipped);
     EXPECT_EQ(state.Clone()->pre_filter_extensions_active, !skipped);
+    EXPECT_EQ(state.Clone()->pre_filter_extension_mask, state.pre_filter_extension_mask);
+    EXPECT_EQ(state.pre_filter_extension_mask, skipped ? 0u : 1u);
     EXPECT_TRUE(fw->RunFilterPluginsWithNominatedPods(state, *pod, *snap.Get("node-0")).IsSuccess());
     if (skipped) {
       EXPECT_TRUE(log.entries().empty());

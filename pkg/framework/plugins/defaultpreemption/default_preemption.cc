@@ -194,11 +194,13 @@ Status DefaultPreemption::SelectVictimsOnNode(CycleState& state, const api::Pod&
     if (e.pod->Priority() < pod.Priority()) potential.push_back(e);
   }
   if (potential.empty()) return Status::Constant(Code::kUnschedulableAndUnresolvable, kNoVictims);
+  // Looked up once: the filters below run on this node up to once per victim.
+  const std::vector<api::PodPtr> nominated = handle_.NominatedPodsToHonor(pod, node.name());
   for (const cache::PodEntry& e : potential) {
     node.RemovePod(*e.pod);
     if (Status s = handle_.RunPreFilterExtensionRemovePod(state, pod, e, node); !s.IsSuccess()) return s;
   }
-  if (Status s = handle_.RunFilterPluginsWithNominatedPods(state, pod, node); !s.IsSuccess()) return s;
+  if (Status s = handle_.RunFilterPluginsHonoring(state, pod, node, nominated); !s.IsSuccess()) return s;
 
   // Then as many as possible come back, most important first, the ones a budget
   // protects before the others; each that no longer lets the pod fit is a victim.
@@ -213,7 +215,7 @@ Status DefaultPreemption::SelectVictimsOnNode(CycleState& state, const api::Pod&
     const cache::PodEntry& added = node.pods().back();
     if (Status s = handle_.RunPreFilterExtensionAddPod(state, pod, added, node); !s.IsSuccess())
       return Internal(s.Message());
-    if (handle_.RunFilterPluginsWithNominatedPods(state, pod, node).IsSuccess()) return true;
+    if (handle_.RunFilterPluginsHonoring(state, pod, node, nominated).IsSuccess()) return true;
     node.RemovePod(*e.pod);
     if (Status s = handle_.RunPreFilterExtensionRemovePod(state, pod, e, node); !s.IsSuccess())
       return Internal(s.Message());
