@@ -9,8 +9,16 @@
 // and checks the placement of the last run (violations), so a figure that came from a
 // profile without InterPodAffinity / PodTopologySpread shows for what it is.
 //
+// A fourth figure, preemption, is the first pass of the e2e bench's preemption workload
+// (upstream scheduler_perf's PreemptionBasic): --preemption-nodes nodes (500) each full
+// with four 900m low-priority pods, then as many 3000m pods at priority 10. Each attempt
+// fails Filter everywhere, and DefaultPreemption's dry run picks victims and nominates a
+// node (the victims' evictions are answered at once and they stay, as while a kubelet
+// is still stopping them), so every later attempt also counts the earlier preemptors'
+// nominations. Attempts per second, with the decision log on as in ksched.
+//
 //   bench_algorithm [--nodes N] [--pods N] [--runs N] [--parallelism N] [--wake-after-us N]
-//                   [--only basic|anti-affinity|spread]
+//                   [--preemption-nodes N] [--only basic|anti-affinity|spread|preemption]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -176,6 +184,126 @@ StatusOr<RunResult> RunOnce(const framework::Registry& registry, const config::K
   return result;
 }
 
+// ---- preemption ----
+
+// The queue's nominations as the framework reads them (what pkg/scheduler wires up). The
+// queue is set once it exists: it needs the framework's plugins, the framework this.
+class QueueNominator final : public framework::PodNominator {
+ public:
+  std::vector<api::PodPtr> NominatedPodsForNode(std::string_view node) const override {
+    return queue->nominator().NominatedPodsForNode(node);
+  }
+  bool HasNominatedPods() const override { return !queue->nominator().empty(); }
+  std::string NominatedNodeName(const api::Pod& pod) const override {
+    std::string node = queue->nominator().NominatedNodeFor(pod);
+    return node.empty() ? pod.status.nominated_node_name : node;
+  }
+  queue::SchedulingQueue* queue = nullptr;
+};
+
+// Evictions answered at once; the victims stay (terminating, as far as the bench goes).
+class CountingPreemptor final : public framework::PodPreemptor {
+ public:
+  void PreemptVictim(const api::PodPtr&, const api::PodPtr&, std::string_view,
+                     std::function<void(ksched::Status)> done) override {
+    ++victims;
+    done(ksched::Status::OK());
+  }
+  void ClearNomination(const api::PodPtr&) override { ++cleared; }
+  void PreemptionFailed(const api::PodPtr&) override { ++failed; }
+  int victims = 0, cleared = 0, failed = 0;
+};
+
+struct PreemptionResult {
+  double attempts_per_second = 0;
+  int nominated = 0;         // attempts that ended with a nominated node
+  int distinct_nodes = 0;    // nodes nominated
+  int victims = 0;
+  int other = 0;             // attempts that neither fit nor nominated
+};
+
+StatusOr<PreemptionResult> RunPreemptionOnce(const framework::Registry& registry,
+                                             const config::KubeSchedulerProfile& profile,
+                                             framework::runtime::Parallelizer& parallelizer, int parallelism,
+                                             const std::vector<api::NodePtr>& nodes) {
+  std::unique_ptr<cache::Cache> cache = cache::NewCache();
+  for (const api::NodePtr& n : nodes) {
+    if (auto s = cache->AddNode(n); !s.ok()) return s;
+    for (int k = 0; k < 4; ++k) {
+      api::Pod low = testing::TestPod("default", "low-" + n->Name() + "-" + std::to_string(k), "default-scheduler",
+                                      {{"cpu", api::Quantity::FromMilli(900)}, {"memory", *api::Quantity::Parse("500Mi")}});
+      low.metadata.uid = "uid-" + low.metadata.name;
+      low.spec.node_name = n->Name();
+      low.spec.priority = 0;
+      if (auto s = cache->AddPod(std::make_shared<const api::Pod>(std::move(low))); !s.ok()) return s;
+    }
+  }
+  QueueNominator nominator;
+  CountingPreemptor preemptor;
+  cache::Snapshot snapshot;
+  framework::runtime::FrameworkOptions fopts;
+  fopts.snapshot = &snapshot;
+  fopts.parallelizer = &parallelizer;
+  fopts.parallelism = parallelism;
+  fopts.preemptor = &preemptor;
+  fopts.nominator = &nominator;
+  auto fwk_or = framework::runtime::NewFramework(registry, profile, fopts);
+  if (!fwk_or.ok()) return fwk_or.status();
+  Framework& fwk = **fwk_or;
+  queue::QueueOptions qopts;
+  qopts.pre_enqueue_plugins = fwk.PreEnqueuePlugins();
+  qopts.cluster_event_map = queue::ClusterEventMap::FromPlugins(fwk.RejectingPlugins());
+  std::unique_ptr<queue::SchedulingQueue> q = queue::NewSchedulingQueue(std::move(qopts));
+  nominator.queue = q.get();
+
+  const int count = static_cast<int>(nodes.size());
+  for (int i = 0; i < count; ++i) {
+    api::Pod high = testing::TestPod("default", "high-" + std::to_string(i), "default-scheduler",
+                                     {{"cpu", api::Quantity::FromMilli(3000)}, {"memory", *api::Quantity::Parse("500Mi")}});
+    high.metadata.uid = "uid-" + high.metadata.name;
+    high.spec.priority = 10;
+    if (auto s = q->Add(std::make_shared<const api::Pod>(std::move(high))); !s.ok()) return s;
+  }
+  // As ksched runs it: the decision log on (a failed attempt also explains itself).
+  framework::runtime::SchedulingAlgorithm algorithm({.seed = 1, .explain = true});
+
+  PreemptionResult result;
+  std::map<std::string, int> per_node;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < count; ++i) {
+    queue::QueuedPodInfoPtr info = q->Pop();
+    const api::PodPtr pod = info->pod_ptr();
+    framework::CycleState state;
+    if (auto s = cache->UpdateSnapshot(snapshot); !s.ok()) return s;
+    auto outcome = algorithm.SchedulePod(fwk, state, *pod, snapshot);
+    fwk.parallelizer().Park();
+    auto* fit = std::get_if<framework::runtime::FitError>(&outcome);
+    if (fit == nullptr) {
+      ++result.other;
+      q->Done(*pod);
+      continue;
+    }
+    auto [post, status] = fwk.RunPostFilterPlugins(state, *pod, fit->diagnosis);
+    if (!post.nominated_node_name.has_value() || post.nominated_node_name->empty()) {
+      ++result.other;
+      q->Done(*pod);
+      continue;
+    }
+    ++result.nominated;
+    ++per_node[*post.nominated_node_name];
+    info->awaiting_preemption = post.awaiting_victims;
+    if (auto s = q->AddUnschedulableIfNotPresent(std::move(info)); !s.ok()) return s;
+    q->nominator().AddNominatedPod(pod, {.mode = queue::NominatingInfo::Mode::kOverride,
+                                         .node_name = *post.nominated_node_name});
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  q->Close();
+  result.attempts_per_second = count / seconds;
+  result.distinct_nodes = static_cast<int>(per_node.size());
+  result.victims = preemptor.victims;
+  return result;
+}
+
 // Pods per node and per zone of a run; the node index is in the name ("node-<i>").
 struct Counts {
   std::vector<int> per_node;
@@ -232,6 +360,7 @@ int Main(int argc, char** argv) {
   o.nodes = ParseFlag(argc, argv, "--nodes", o.nodes);
   o.pods = ParseFlag(argc, argv, "--pods", o.pods);
   o.runs = ParseFlag(argc, argv, "--runs", o.runs);
+  const int preemption_nodes = ParseFlag(argc, argv, "--preemption-nodes", 500);
   std::string_view only;  // --only NAME: one workload (e.g. for perf)
   for (int i = 1; i + 1 < argc; ++i)
     if (std::string_view(argv[i]) == "--only") only = argv[i + 1];
@@ -311,6 +440,30 @@ int Main(int argc, char** argv) {
                 rates.back(), target, check.c_str());
     std::fflush(stdout);
     failed += enforced && violations > 0;
+  }
+  if (only.empty() || only == "preemption") {
+    const std::vector<api::NodePtr> small = MakeNodes(preemption_nodes);
+    std::vector<double> rates;
+    PreemptionResult last;
+    for (int r = 0; r < o.runs; ++r) {
+      auto result = RunPreemptionOnce(registry, profile, parallelizer, parallelism, small);
+      if (!result.ok()) {
+        std::fprintf(stderr, "preemption: %s\n", result.status().ToString().c_str());
+        return 1;
+      }
+      rates.push_back(result->attempts_per_second);
+      last = *result;
+    }
+    std::sort(rates.begin(), rates.end());
+    // Every preemptor must end nominated to a node of its own, with 3 victims there.
+    const bool ok = last.nominated == preemption_nodes && last.distinct_nodes == preemption_nodes &&
+                    last.victims == 3 * preemption_nodes && last.other == 0;
+    std::printf("%-14s %12.0f %10.0f %10.0f   %-22s %d of %d preemptors nominated to %d nodes, %d victims "
+                "(expected %d each, %d)%s\n",
+                "preemption", rates[rates.size() / 2], rates.front(), rates.back(), "- (attempts/s)", last.nominated,
+                preemption_nodes, last.distinct_nodes, last.victims, preemption_nodes, 3 * preemption_nodes,
+                ok ? "" : " UNEXPECTED");
+    failed += !ok;
   }
   return failed == 0 ? 0 : 1;
 }

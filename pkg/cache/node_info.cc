@@ -338,6 +338,7 @@ PodEntry MakePodEntry(api::PodPtr pod) {
   e.has_affinity = api::HasPodAffinityTerms(*pod);
   e.has_required_anti_affinity = api::HasRequiredPodAntiAffinity(*pod);
   if (e.has_affinity) e.affinity_terms = api::ParsePodAffinityTerms(*pod);
+  e.host_ports = PodHostPorts(*pod).empty() ? PodEntry::HostPorts::kNone : PodEntry::HostPorts::kSome;
   e.pod = std::move(pod);
   return e;
 }
@@ -348,7 +349,9 @@ void NodeInfo::AddPodEntry(PodEntry e) {
   requested_.Add(e.request.request);
   non_zero_requested_.milli_cpu = SaturatingAdd(non_zero_requested_.milli_cpu, e.request.non_zero_milli_cpu);
   non_zero_requested_.memory = SaturatingAdd(non_zero_requested_.memory, e.request.non_zero_memory);
-  for (const HostPort& p : PodHostPorts(*e.pod)) used_ports_.Add(p);
+  if (e.host_ports != PodEntry::HostPorts::kNone) {
+    for (const HostPort& p : PodHostPorts(*e.pod)) used_ports_.Add(p);
+  }
   if (e.has_affinity) ++pods_with_affinity_;
   if (e.has_required_anti_affinity) ++pods_with_required_anti_affinity_;
   pods_.push_back(std::move(e));
@@ -367,27 +370,38 @@ bool NodeInfo::RemovePod(const api::Pod& pod) {
   if (it == pods_.end())
     it = std::find_if(pods_.begin(), pods_.end(), [&](const PodEntry& e) { return SamePodKey(pod, *e.pod); });
   if (it == pods_.end()) return false;
+  RemoveAt(static_cast<size_t>(it - pods_.begin()));
+  return true;
+}
+
+void NodeInfo::TruncatePods(size_t n) {
+  while (pods_.size() > n) RemoveAt(pods_.size() - 1);
+}
+
+void NodeInfo::RemoveAt(size_t i) {
+  const PodEntry& e = pods_[i];
   // Subtract what was added (the stored entry), not what the caller's copy would ask
   // for: an update may have changed the object since.
   const bool saturated = Saturated(requested_) || Saturated(non_zero_requested_);
-  requested_.Sub(it->request.request);
-  non_zero_requested_.milli_cpu = SaturatingSub(non_zero_requested_.milli_cpu, it->request.non_zero_milli_cpu);
-  non_zero_requested_.memory = SaturatingSub(non_zero_requested_.memory, it->request.non_zero_memory);
-  for (const HostPort& p : PodHostPorts(*it->pod)) used_ports_.Remove(p);
-  if (it->has_affinity) --pods_with_affinity_;
-  if (it->has_required_anti_affinity) --pods_with_required_anti_affinity_;
-  pods_.erase(it);  // keeps the order pods arrived in (deterministic tests and logs)
+  requested_.Sub(e.request.request);
+  non_zero_requested_.milli_cpu = SaturatingSub(non_zero_requested_.milli_cpu, e.request.non_zero_milli_cpu);
+  non_zero_requested_.memory = SaturatingSub(non_zero_requested_.memory, e.request.non_zero_memory);
+  if (e.host_ports != PodEntry::HostPorts::kNone) {
+    for (const HostPort& p : PodHostPorts(*e.pod)) used_ports_.Remove(p);
+  }
+  if (e.has_affinity) --pods_with_affinity_;
+  if (e.has_required_anti_affinity) --pods_with_required_anti_affinity_;
+  pods_.erase(pods_.begin() + static_cast<std::ptrdiff_t>(i));  // keeps the order pods arrived in
   if (saturated) {
     requested_ = Resource();
     non_zero_requested_ = Resource();
-    for (const PodEntry& e : pods_) {
-      requested_.Add(e.request.request);
-      non_zero_requested_.milli_cpu = SaturatingAdd(non_zero_requested_.milli_cpu, e.request.non_zero_milli_cpu);
-      non_zero_requested_.memory = SaturatingAdd(non_zero_requested_.memory, e.request.non_zero_memory);
+    for (const PodEntry& rest : pods_) {
+      requested_.Add(rest.request.request);
+      non_zero_requested_.milli_cpu = SaturatingAdd(non_zero_requested_.milli_cpu, rest.request.non_zero_milli_cpu);
+      non_zero_requested_.memory = SaturatingAdd(non_zero_requested_.memory, rest.request.non_zero_memory);
     }
   }
   generation_ = NextGeneration();
-  return true;
 }
 
 }  // namespace ksched::cache

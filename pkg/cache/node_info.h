@@ -89,6 +89,10 @@ struct PodEntry {
   PodRequest request;
   bool has_affinity = false;                // pod affinity or anti-affinity (any)
   bool has_required_anti_affinity = false;  // required pod anti-affinity
+  // Whether the pod holds host ports (PodHostPorts non-empty); kUnknown for an entry
+  // not made by MakePodEntry, which NodeInfo then works out from the pod.
+  enum class HostPorts : uint8_t { kUnknown, kNone, kSome };
+  HostPorts host_ports = HostPorts::kUnknown;
   // The pod's affinity terms, parsed once when the pod is added (null without any);
   // shared by every copy of the entry (snapshots).
   std::shared_ptr<const api::PodAffinityTerms> affinity_terms;
@@ -142,6 +146,9 @@ class NodeInfo {
   // Removes the pod with this pod's uid (or namespace/name when uids are empty).
   // Returns false if it was not on this node.
   bool RemovePod(const api::Pod& pod);
+  // Removes every pod after the first n (those added last), e.g. to undo AddPodEntry
+  // calls on a what-if copy.
+  void TruncatePods(size_t n);
 
   const std::vector<PodEntry>& pods() const { return pods_; }
   size_t pods_with_affinity() const { return pods_with_affinity_; }
@@ -199,6 +206,9 @@ class NodeInfo {
   void set_generation(int64_t g) { generation_ = g; }
 
  private:
+  // Removes pods_[i] and what it counted for.
+  void RemoveAt(size_t i);
+
   api::NodePtr node_;
   bool unschedulable_ = false;
   bool has_taints_ = false;

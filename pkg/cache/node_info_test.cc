@@ -201,6 +201,28 @@ TEST(PodHostPortsTest, ContainersAndSidecarsOnly) {
   EXPECT_EQ(PodHostPorts(*pod), want);
 }
 
+// TruncatePods undoes AddPodEntry calls (what-if runs add nominated pods to a copy of
+// a node and take them off again): the pods and every aggregate are as before.
+TEST(NodeInfoTest, TruncatePodsUndoesTheLastAdds) {
+  NodeInfo info(MakeNode("n", "4", "8Gi"));
+  info.AddPod(MakePod("a", "n", Res({{"cpu", "100m"}, {"memory", "1Gi"}})));
+  const Resource requested = info.requested();
+  const Resource non_zero = info.non_zero_requested();
+  const api::PodPtr first = info.pods()[0].pod;
+  info.AddPodEntry(MakePodEntry(testing::WithHostPort(MakePod("b", "n", Res({{"cpu", "200m"}})), 8080)));
+  info.AddPodEntry(MakePodEntry(MakePod("c", "n", {})));
+  ASSERT_EQ(info.pods().size(), 3u);
+  EXPECT_EQ(info.used_ports().size(), 1u);
+  info.TruncatePods(1);
+  ASSERT_EQ(info.pods().size(), 1u);
+  EXPECT_EQ(info.pods()[0].pod, first);
+  EXPECT_EQ(info.requested(), requested);
+  EXPECT_EQ(info.non_zero_requested(), non_zero);
+  EXPECT_EQ(info.used_ports().size(), 0u);
+  info.TruncatePods(5);  // nothing past the end
+  EXPECT_EQ(info.pods().size(), 1u);
+}
+
 TEST(NodeInfoTest, AddAndRemovePodKeepAggregatesConsistent) {
   NodeInfo info(MakeNode("n1", "4", "8Gi"));
   EXPECT_EQ(info.name(), "n1");

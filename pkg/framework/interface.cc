@@ -52,7 +52,7 @@ Status NoPluginRunner() { return Status::Error("this framework handle cannot run
 Status Handle::RunFilterPluginsWithNominatedPods(const CycleState&, const api::Pod&, const cache::NodeInfo&) const {
   return NoPluginRunner();
 }
-Status Handle::RunFilterPluginsHonoring(const CycleState&, const api::Pod&, const cache::NodeInfo&,
+Status Handle::RunFilterPluginsHonoring(const CycleState&, const api::Pod&, cache::NodeInfo&,
                                         std::span<const api::PodPtr>) const {
   return NoPluginRunner();
 }

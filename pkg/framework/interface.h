@@ -203,13 +203,15 @@ class Handle {
   // included (runtime::Framework::RunFilterPluginsWithNominatedPods).
   virtual Status RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
                                                    const cache::NodeInfo& node) const;
-  // The same in two steps, for a what-if that filters one node many times: the pods
-  // nominated to `node` that `pod` must leave room for (equal or higher priority, not
-  // itself), looked up once, then the two passes with them.
+  // The same in two steps, for a what-if that filters its own copy of a node many
+  // times: the pods nominated to `node` that `pod` must leave room for (equal or higher
+  // priority, not itself), looked up once; then the two passes with them, on `node`
+  // itself (they are added for the first pass and taken off again, so the node is as
+  // before when the call returns).
   virtual std::vector<api::PodPtr> NominatedPodsToHonor(const api::Pod& pod, std::string_view node) const {
     return {};
   }
-  virtual Status RunFilterPluginsHonoring(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
+  virtual Status RunFilterPluginsHonoring(const CycleState& state, const api::Pod& pod, cache::NodeInfo& node,
                                           std::span<const api::PodPtr> nominated) const;
   // PreFilterExtensions of every PreFilter plugin that ran, in order.
   virtual Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod_to_schedule,

@@ -121,7 +121,7 @@ class Framework : public Handle {
   Status RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
                                            const cache::NodeInfo& node) const override;
   std::vector<api::PodPtr> NominatedPodsToHonor(const api::Pod& pod, std::string_view node) const override;
-  Status RunFilterPluginsHonoring(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
+  Status RunFilterPluginsHonoring(const CycleState& state, const api::Pod& pod, cache::NodeInfo& node,
                                   std::span<const api::PodPtr> nominated) const override;
   std::pair<PostFilterResult, Status> RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
                                                            const NodeToStatusMap& filtered);

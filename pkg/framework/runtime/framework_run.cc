@@ -195,7 +195,12 @@ void Framework::RunAllFilterPlugins(const CycleState& state, const api::Pod& pod
 Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
                                                     const cache::NodeInfo& node) const {
   if (node.node() == nullptr) return RunFilterPlugins(state, pod, node);
-  return RunFilterPluginsHonoring(state, pod, node, NominatedPodsToHonor(pod, node.name()));
+  const std::vector<api::PodPtr> nominated = NominatedPodsToHonor(pod, node.name());
+  if (nominated.empty()) return RunFilterPlugins(state, pod, node);
+  // One copy per thread, reused: its vectors keep their capacity from node to node.
+  thread_local cache::NodeInfo copy;
+  copy = node;
+  return RunFilterPluginsHonoring(state, pod, copy, nominated);
 }
 
 std::vector<api::PodPtr> Framework::NominatedPodsToHonor(const api::Pod& pod, std::string_view node) const {
@@ -205,23 +210,23 @@ std::vector<api::PodPtr> Framework::NominatedPodsToHonor(const api::Pod& pod, st
   return nominated;
 }
 
-Status Framework::RunFilterPluginsHonoring(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
+Status Framework::RunFilterPluginsHonoring(const CycleState& state, const api::Pod& pod, cache::NodeInfo& node,
                                            std::span<const api::PodPtr> nominated) const {
+  if (nominated.empty() || node.node() == nullptr) return RunFilterPlugins(state, pod, node);
   // First pass: with nominated pods of higher or equal priority, which the pod must not
   // displace.
-  if (nominated.empty() || node.node() == nullptr) return RunFilterPlugins(state, pod, node);
-  // One copy per thread, reused: its vectors keep their capacity from node to node.
-  thread_local cache::NodeInfo node_with;
-  node_with = node;
+  const size_t own_pods = node.pods().size();
   std::unique_ptr<CycleState> state_with;
   if (state.pre_filter_extensions_active) state_with = state.Clone();  // AddPod extensions write into it
+  Status s;
   for (const api::PodPtr& p : nominated) {
-    node_with.AddPodEntry(nominated_entries_.Get(p));
+    node.AddPodEntry(nominated_entries_.Get(p));
     if (!state_with) continue;
-    Status s = RunPreFilterExtensionAddPod(*state_with, pod, node_with.pods().back(), node_with);
-    if (!s.IsSuccess()) return s;
+    s = RunPreFilterExtensionAddPod(*state_with, pod, node.pods().back(), node);
+    if (!s.IsSuccess()) break;
   }
-  Status s = RunFilterPlugins(state_with ? *state_with : state, pod, node_with);
+  if (s.IsSuccess()) s = RunFilterPlugins(state_with ? *state_with : state, pod, node);
+  node.TruncatePods(own_pods);
   if (!s.IsSuccess()) return s;
   // Second pass: without them, since they may end up elsewhere (pod affinity to a
   // nominated pod must not be relied on).

@@ -213,11 +213,14 @@ TEST(RunFilterPluginsHonoring, TheGivenListDecides) {
   EXPECT_EQ(honored[1]->metadata.name, "high");
   EXPECT_TRUE(fw->NominatedPodsToHonor(*pod, "node-1").empty());
 
+  // On a copy of the node, which it leaves as it found it.
+  cache::NodeInfo copy = *snap.Get("node-0");
   nominator.pods.clear();
-  EXPECT_EQ(fw->RunFilterPluginsHonoring(state, *pod, *snap.Get("node-0"), honored).code(), Code::kUnschedulable);
+  EXPECT_EQ(fw->RunFilterPluginsHonoring(state, *pod, copy, honored).code(), Code::kUnschedulable);
+  EXPECT_TRUE(copy.pods().empty());
+  EXPECT_EQ(copy.requested().milli_cpu, 0);
   nominator.pods = {MakePod("equal", 5)};
-  EXPECT_TRUE(fw->RunFilterPluginsHonoring(state, *pod, *snap.Get("node-0"), {}).IsSuccess());
-  EXPECT_EQ(snap.Get("node-0")->pods().size(), 0u);
+  EXPECT_TRUE(fw->RunFilterPluginsHonoring(state, *pod, copy, {}).IsSuccess());
 }
 
 TEST(RunFilterPluginsWithNominatedPods, SecondPassWithoutNominatedPods) {

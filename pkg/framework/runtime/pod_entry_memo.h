@@ -25,12 +25,13 @@ class PodEntryMemo {
   // one remembered. Thread-safe.
   cache::PodEntry Get(const api::PodPtr& pod) const EXCLUDES(mu_);
   size_t size() const EXCLUDES(mu_) {
-    MutexLock lock(mu_);
+    ReaderMutexLock lock(mu_);
     return entries_.size();
   }
 
  private:
-  mutable Mutex mu_;
+  // Shared for lookups: every worker of a Filter pass asks at once.
+  mutable SharedMutex mu_;
   // Keyed by the object's address; the weak pointer tells a live object from a new one
   // at a reused address.
   mutable std::unordered_map<const api::Pod*, std::pair<std::weak_ptr<const api::Pod>, cache::PodEntry>> entries_

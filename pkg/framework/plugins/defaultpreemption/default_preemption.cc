@@ -190,6 +190,7 @@ Status DefaultPreemption::SelectVictimsOnNode(CycleState& state, const api::Pod&
   // is no candidate. (Affinity of the pod to one of those victims is not tried, as
   // upstream: that configuration is not worth the cost.)
   std::vector<cache::PodEntry> potential;
+  potential.reserve(node.pods().size());
   for (const cache::PodEntry& e : node.pods()) {
     if (e.pod->Priority() < pod.Priority()) potential.push_back(e);
   }
