@@ -176,12 +176,20 @@ bool DefaultPreemption::VictimsStillThere(const Preempting& p) const {
 
 bool DefaultPreemption::IsPreempting(const api::Pod& pod) {
   MutexLock lock(mu_);
-  // Answered preemptions are forgotten once the snapshot shows their victims leaving
-  // (this pod's, and any other's: a preemptor bound meanwhile never asks again).
-  for (auto it = preempting_.begin(); it != preempting_.end();) {
-    it = it->second.answered && !VictimsStillThere(it->second) ? preempting_.erase(it) : std::next(it);
+  // An answered preemption is forgotten once the snapshot shows its victims leaving.
+  auto done = [&](const Preempting& p) { return p.answered && !VictimsStillThere(p); };
+  // Other preemptors' entries too (one bound meanwhile never asks again), but only when
+  // the map has doubled since the last sweep: a sweep per attempt would make a storm of
+  // N preemptors cost N^2.
+  if (preempting_.size() >= std::max<size_t>(kMinSweep, 2 * size_after_sweep_)) {
+    std::erase_if(preempting_, [&](const auto& entry) { return done(entry.second); });
+    size_after_sweep_ = preempting_.size();
   }
-  return preempting_.contains(cache::PodCacheKey(pod));
+  auto it = preempting_.find(cache::PodCacheKey(pod));
+  if (it == preempting_.end()) return false;
+  if (!done(it->second)) return true;
+  preempting_.erase(it);
+  return false;
 }
 
 Status DefaultPreemption::SelectVictimsOnNode(CycleState& state, const api::Pod& pod, cache::NodeInfo& node,

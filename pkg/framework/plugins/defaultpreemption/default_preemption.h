@@ -107,6 +107,9 @@ class DefaultPreemption final : public PostFilterPlugin {
   bool VictimsStillThere(const Preempting& p) const;
   // By preemptor (PodCacheKey).
   std::unordered_map<std::string, Preempting> preempting_ GUARDED_BY(mu_);
+  // preempting_'s size after the last sweep of finished entries (IsPreempting).
+  static constexpr size_t kMinSweep = 64;
+  size_t size_after_sweep_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace ksched::framework::plugins::defaultpreemption

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "pkg/framework/registry.h"
 #include "pkg/framework/runtime/framework.h"
@@ -359,6 +361,47 @@ TEST(DefaultPreemptionTest, WaitsUntilTheSnapshotShowsItsVictimsLeaving) {
   EXPECT_EQ(s3.Message(), "preemption: not eligible due to a terminating pod on the nominated node.");
   EXPECT_TRUE(r3.awaiting_victims);
   EXPECT_EQ(env.preemptor.evictions.size(), 1u);
+}
+
+// Many preemptions in flight (more than a sweep's threshold): each preemptor waits until
+// its own victims are seen leaving, and no longer once they are, whichever preemptor
+// asks first.
+TEST(DefaultPreemptionTest, ManyPreemptorsEachWaitForTheirOwnVictims) {
+  std::vector<api::NodePtr> nodes;
+  std::vector<api::PodPtr> lows, highs;
+  for (int i = 0; i < 80; ++i) {
+    std::string n = "n" + std::to_string(i);
+    nodes.push_back(Node(n));
+    lows.push_back(Pod("low" + std::to_string(i), 0, "900m", n));
+    highs.push_back(Pod("high" + std::to_string(i), 100, "900m"));
+  }
+  Env env(nodes, lows);
+  auto post_filter = [&](const api::Pod& pod) {
+    CycleState state;
+    EXPECT_TRUE(env.framework->RunPreFilterPlugins(state, pod).second.IsSuccess());
+    NodeToStatusMap filtered;
+    for (const cache::NodeInfoPtr& n : env.snapshot.List())
+      filtered.emplace(n->name(), env.framework->RunFilterPluginsWithNominatedPods(state, pod, *n));
+    PostFilterResult result;
+    return env.Plugin().PostFilter(state, pod, filtered, result);
+  };
+  for (const api::PodPtr& high : highs) ASSERT_TRUE(post_filter(*high).IsSuccess());
+  ASSERT_EQ(env.preemptor.evictions.size(), highs.size());
+  for (const api::PodPtr& high : highs) EXPECT_TRUE(env.Plugin().IsPreempting(*high)) << high->Key();
+  env.preemptor.AnswerAll();
+  // Answered, but the snapshot still shows every victim in place.
+  for (const api::PodPtr& high : highs) EXPECT_TRUE(env.Plugin().IsPreempting(*high)) << high->Key();
+  // The victims of the first half leave.
+  std::vector<api::PodPtr> staying(lows.begin() + 40, lows.end());
+  std::set<std::string> left_nodes;
+  for (int i = 0; i < 40; ++i) left_nodes.insert("n" + std::to_string(i));
+  env.snapshot = cache::Snapshot::FromObjects(nodes, staying);
+  for (const auto& e : env.preemptor.evictions) {
+    const api::PodPtr& high = *std::find_if(highs.begin(), highs.end(), [&](const api::PodPtr& p) {
+      return p->Key() == e.preemptor;
+    });
+    EXPECT_EQ(env.Plugin().IsPreempting(*high), !left_nodes.contains(e.node)) << e.preemptor << " on " << e.node;
+  }
 }
 
 TEST(DefaultPreemptionTest, LowerPriorityNominatedPodsLoseTheirNomination) {
