@@ -194,7 +194,10 @@ void Framework::RunAllFilterPlugins(const CycleState& state, const api::Pod& pod
 
 Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
                                                     const cache::NodeInfo& node) const {
-  if (node.node() == nullptr) return RunFilterPlugins(state, pod, node);
+  // Nothing nominated anywhere (the common case): no lookup, and the node is not touched
+  // before its plugins run.
+  if (options_.nominator == nullptr || !options_.nominator->HasNominatedPods() || node.node() == nullptr)
+    return RunFilterPlugins(state, pod, node);
   const std::vector<api::PodPtr> nominated = NominatedPodsToHonor(pod, node.name());
   if (nominated.empty()) return RunFilterPlugins(state, pod, node);
   // One copy per thread, reused: its vectors keep their capacity from node to node.
