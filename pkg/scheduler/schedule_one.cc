@@ -86,6 +86,9 @@ void Scheduler::ScheduleOne() {
     std::optional<std::string> nomination;
     if (fwk.HasPostFilterPlugins()) {
       auto [result, pf] = fwk.RunPostFilterPlugins(*attempt->state, pod, fit->diagnosis);
+      // Preemption's dry runs woke the workers again; the failure handling that follows
+      // outlasts their spin too.
+      fwk.parallelizer().Park();
       nomination = std::move(result.nominated_node_name);
       attempt->info->awaiting_preemption = result.awaiting_victims;
       if (!pf.IsSuccess()) fit->post_filter_message = pf.Message();
