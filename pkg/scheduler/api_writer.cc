@@ -1,6 +1,8 @@
 #include "pkg/scheduler/api_writer.h"
 
+#include <future>
 #include <utility>
+#include <vector>
 
 #include "pkg/api/json.h"
 #include "pkg/api/time_format.h"
@@ -23,17 +25,49 @@ informers::Request BindingRequest(const api::Pod& pod, std::string_view node_nam
 }  // namespace
 
 ksched::Status ApiWriter::Bind(const api::Pod& pod, std::string_view node_name) {
-  auto hold = events_.Hold();
-  auto r = options_.bind_client->Do(BindingRequest(pod, node_name));
-  return r.ok() ? ksched::Status::OK() : r.status();
+  std::promise<ksched::Status> answer;
+  std::future<ksched::Status> bound = answer.get_future();
+  BindAsync(pod, node_name, [&answer](ksched::Status s) { answer.set_value(std::move(s)); });
+  return bound.get();
 }
 
 void ApiWriter::BindAsync(const api::Pod& pod, std::string_view node_name,
                           std::function<void(ksched::Status)> done) {
-  options_.bind_client->Send(BindingRequest(pod, node_name),
-                             [done = std::move(done), hold = events_.Hold()](StatusOr<informers::Response> r) {
-                               done(r.ok() ? ksched::Status::OK() : r.status());
-                             });
+  patch_order_->After(pod.metadata.uid, [client = options_.bind_client, request = BindingRequest(pod, node_name),
+                                         done = std::move(done), hold = events_.Hold()]() mutable {
+    client->Send(std::move(request), [done = std::move(done), hold = std::move(hold)](StatusOr<informers::Response> r) {
+      done(r.ok() ? ksched::Status::OK() : r.status());
+    });
+  });
+}
+
+void ApiWriter::PatchOrder::After(const std::string& uid, std::function<void()> send) {
+  {
+    MutexLock lock(mu);
+    auto it = by_uid.find(uid);
+    if (it != by_uid.end()) {
+      it->second.then.push_back(std::move(send));
+      return;
+    }
+  }
+  send();
+}
+
+void ApiWriter::PatchOrder::PatchSent(const std::string& uid) {
+  MutexLock lock(mu);
+  ++by_uid[uid].in_flight;
+}
+
+void ApiWriter::PatchOrder::PatchAnswered(const std::string& uid) {
+  std::vector<std::function<void()>> then;
+  {
+    MutexLock lock(mu);
+    auto it = by_uid.find(uid);
+    if (it == by_uid.end() || --it->second.in_flight > 0) return;
+    then = std::move(it->second.then);
+    by_uid.erase(it);
+  }
+  for (auto& send : then) send();
 }
 
 StatusOr<api::PodPtr> ApiWriter::GetPod(const api::Pod& pod) {
@@ -81,25 +115,34 @@ void ApiWriter::PatchPodScheduledFalse(const api::Pod& pod, std::string_view rea
   // The transition time moves only when the status does.
   cond.last_transition_time =
       cur && cur->status == "False" ? cur->last_transition_time : api::FormatTime(options_.clock->WallNow());
-  SendStatusPatch(pod, api::EncodePodScheduledConditionPatch(cond, nominated_node_name), "Error updating pod condition");
+  // A pod that is or becomes nominated (a preemptor) may be bound soon after, and its
+  // bind waits for this patch: it goes on the foreground lane, ahead of the events and
+  // patches of other failures.
+  const bool soon_bound = nominated_node_name.has_value() || !pod.status.nominated_node_name.empty();
+  SendStatusPatch(pod, api::EncodePodScheduledConditionPatch(cond, nominated_node_name), "Error updating pod condition",
+                  /*background=*/!soon_bound);
 }
 
 void ApiWriter::ClearNominatedNodeName(const api::Pod& pod) {
-  SendStatusPatch(pod, R"({"status":{"nominatedNodeName":null}})", "Cannot clear 'NominatedNodeName' field");
+  // A pod losing its nomination looks for another node at once: foreground, as above.
+  SendStatusPatch(pod, R"({"status":{"nominatedNodeName":null}})", "Cannot clear 'NominatedNodeName' field",
+                  /*background=*/false);
 }
 
-void ApiWriter::SendStatusPatch(const api::Pod& pod, std::string body, std::string_view what) {
+void ApiWriter::SendStatusPatch(const api::Pod& pod, std::string body, std::string_view what, bool background) {
   std::string key = pod.Key();
+  patch_order_->PatchSent(pod.metadata.uid);
   options_.status_client->Send(
       {.verb = informers::Verb::kPatch,
        .path = PodPath(pod) + "/status",
        .body = std::move(body),
        .content_type = std::string(informers::kContentStrategicMerge),
-       .background = true,
+       .background = background,
        .retry_connection_errors = true},
-      [key, what = std::string(what)](StatusOr<informers::Response> r) {
+      [order = patch_order_, uid = pod.metadata.uid, key, what = std::string(what)](StatusOr<informers::Response> r) {
         if (!r.ok() && r.status().code() != StatusCode::kNotFound)
           KLOG(WARNING) << what << ", pod=\"" << key << "\": " << r.status().ToString();
+        order->PatchAnswered(uid);
       });
 }
 

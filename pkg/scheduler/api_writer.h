@@ -1,14 +1,21 @@
 // ApiWriter: everything the scheduler writes to the API server. Status patches and
 // events are background requests (their own rate budget, started only while no bind
 // waits), so a storm of failures never starves binds, whether the two clients are one
-// or two.
+// or two. Writes about one pod still reach the server in the order they were made: a
+// bind waits until the pod's status patches handed over before it are answered, so a
+// PodScheduled=False patch from an earlier attempt never lands on the bound pod (upstream
+// 1.20 writes that patch before the pod is retried at all; its asynchronous API calls
+// run one call per object at a time).
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "informers/api_client.h"
 #include "pkg/api/json.h"
@@ -16,6 +23,7 @@
 #include "pkg/framework/interface.h"
 #include "pkg/scheduler/event_queue.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/mutex.h"
 
 namespace ksched::scheduler {
 
@@ -84,12 +92,28 @@ class ApiWriter final : public framework::PodBinder, public framework::VolumeWri
   StatusOr<std::shared_ptr<const T>> MergePatch(std::string path, std::string merge_patch, std::string_view what,
                                                 StatusOr<std::shared_ptr<const T>> (*decode)(api::JsonParser&,
                                                                                              api::JsonText));
-  // A strategic-merge PATCH of pods/{name}/status on the background lane; failures
-  // other than 404 are logged after `what`.
-  void SendStatusPatch(const api::Pod& pod, std::string body, std::string_view what);
+  // A strategic-merge PATCH of pods/{name}/status, on the background lane unless
+  // `background` is false; failures other than 404 are logged after `what`. The pod's
+  // binds wait for its answer (PatchOrder).
+  void SendStatusPatch(const api::Pod& pod, std::string body, std::string_view what, bool background = true);
 
   ApiWriterOptions options_;
   EventQueue events_;
+  // The status patches with the status client, by pod uid, and the binds waiting for
+  // them. Shared with the patches' callbacks, which may outlive the writer.
+  struct PatchOrder {
+    struct Pod {
+      int in_flight = 0;
+      std::vector<std::function<void()>> then;  // binds to send once they are answered
+    };
+    Mutex mu;
+    std::unordered_map<std::string, Pod> by_uid GUARDED_BY(mu);  // an entry per pod with a patch out
+    // Runs `send` now, or once the pod's patches are answered.
+    void After(const std::string& uid, std::function<void()> send) EXCLUDES(mu);
+    void PatchSent(const std::string& uid) EXCLUDES(mu);
+    void PatchAnswered(const std::string& uid) EXCLUDES(mu);
+  };
+  std::shared_ptr<PatchOrder> patch_order_ = std::make_shared<PatchOrder>();
 };
 
 }  // namespace ksched::scheduler

@@ -6,6 +6,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "pkg/scheduler/api_writer.h"
 #include "pkg/util/clock.h"
@@ -118,6 +120,43 @@ TEST(ApiWriterEventsTest, EventsWaitForTheBindsAndEvictionsInFlight) {
   // Nothing in flight: the next event goes at once.
   writer.RecordEvent(*pod, "ksched", false, "Scheduled", "Binding", "again");
   EXPECT_EQ(api.Count(events), 2u);
+}
+
+// A pod's writes reach the server in the order they were made: its bind waits for the
+// status patch of its failed attempt (PodScheduled=False, the nomination) that is still
+// with the client, so the patch cannot land on the bound pod. Other pods' binds do not
+// wait.
+TEST(ApiWriterOrderTest, ABindWaitsForThePodsStatusPatchesInFlight) {
+  FakeApiClient api;
+  FakeClock clock;
+  api.Hold(FakeApiClient::Is(Verb::kPatch));
+  ApiWriter writer({.bind_client = &api, .status_client = &api, .clock = &clock, .hostname = "host"});
+  auto pod = PodBuilder("p").Namespace("ns").UID("u-p").Obj();
+  auto other = PodBuilder("o").Namespace("ns").UID("u-o").Obj();
+  writer.PatchPodScheduledFalse(*pod, "Unschedulable", "0/1 nodes are available", std::string("n1"));
+  writer.ClearNominatedNodeName(*pod);
+  int bound = 0;
+  writer.BindAsync(*pod, "n1", [&bound](Status s) { bound += s.ok(); });
+  writer.BindAsync(*other, "n2", [&bound](Status s) { bound += s.ok(); });
+  const auto binds = FakeApiClient::Is(Verb::kPost, "/binding");
+  ASSERT_EQ(api.Count(binds), 1u);
+  EXPECT_NE(api.Requests(binds)[0].path.find("/pods/o/"), std::string::npos);
+  EXPECT_EQ(bound, 1);
+
+  // One of the two patches answered: still waiting; both: the bind goes.
+  EXPECT_EQ(api.Release([first = true](const informers::Request& r) mutable {
+              return FakeApiClient::Is(Verb::kPatch)(r) && std::exchange(first, false);
+            }),
+            1u);
+  EXPECT_EQ(api.Count(binds), 1u);
+  EXPECT_EQ(api.Release(FakeApiClient::Is(Verb::kPatch)), 1u);
+  ASSERT_EQ(api.Count(binds), 2u);
+  EXPECT_NE(api.Requests(binds)[1].path.find("/pods/p/"), std::string::npos);
+  EXPECT_EQ(bound, 2);
+
+  // Nothing out for the pod any more: the next bind goes at once, blocking or not.
+  EXPECT_TRUE(writer.Bind(*pod, "n1").ok());
+  EXPECT_EQ(api.Count(binds), 3u);
 }
 
 }  // namespace

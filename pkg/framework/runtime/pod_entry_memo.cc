@@ -3,6 +3,8 @@
 namespace ksched::framework::runtime {
 
 cache::PodEntry PodEntryMemo::Get(const api::PodPtr& pod) const {
+  // A pointer that owns nothing (aliasing an empty owner) has no identity to remember.
+  if (pod.use_count() == 0) return cache::MakePodEntry(pod);
   {
     ReaderMutexLock lock(mu_);
     auto it = entries_.find(pod.get());

@@ -185,6 +185,29 @@ TEST(SelectVictimsOnNodeTest, NotFittingEvenWithoutVictimsIsTheFilterStatus) {
   EXPECT_EQ(s.Message(), "Insufficient cpu");
 }
 
+// The node's nominated pods of equal or higher priority count in every Filter run of the
+// dry run, and each run leaves the node as it found it: 4 CPU, four 900m victims, a
+// 3000m preemptor. With a 100m pod nominated there, one victim comes back (900 + 100 +
+// 3000 = 4000); were the nominated pod left behind by a run, it would not. With 200m
+// none comes back; a lower-priority nominated pod does not count.
+TEST(SelectVictimsOnNodeTest, NominatedPodsCountInEveryRunAndAreTakenOffAgain) {
+  struct Case {
+    std::string cpu;
+    int32_t priority;
+    size_t victims;
+  };
+  for (const Case& c : {Case{"100m", 10, 3}, Case{"200m", 10, 4}, Case{"200m", 5, 3}}) {
+    Env env({Node("n1", "4")}, {Pod("low0", 0, "900m", "n1", "2026-01-01T00:00:03Z"),
+                               Pod("low1", 0, "900m", "n1", "2026-01-01T00:00:02Z"),
+                               Pod("low2", 0, "900m", "n1", "2026-01-01T00:00:01Z"),
+                               Pod("low3", 0, "900m", "n1", "2026-01-01T00:00:00Z")});
+    env.nominator.by_node["n1"] = {Pod("nominated", c.priority, c.cpu)};
+    auto [status, victims] = env.Select(*Pod("high", 10, "3000m"), "n1");
+    ASSERT_TRUE(status.IsSuccess()) << c.cpu << " " << c.priority << ": " << status.Message();
+    EXPECT_EQ(victims.pods.size(), c.victims) << c.cpu << " at priority " << c.priority;
+  }
+}
+
 TEST(SelectVictimsOnNodeTest, PdbProtectedPodIsReprievedFirst) {
   // Two equal 1-cpu pods; a budget with no disruption left covers "a": "b" goes instead.
   Env env({Node("n1", "2")}, {PodBuilder("a").UID("uid-a").Priority(1).Label("app", "a").Req({{"cpu", "1"}})
