@@ -44,6 +44,7 @@
 #include "pkg/framework/runtime/parallelizer.h"
 #include "pkg/framework/runtime/scheduling_algorithm.h"
 #include "pkg/queue/events.h"
+#include "pkg/queue/nominator_view.h"
 #include "pkg/queue/scheduling_queue.h"
 #include "tests/fakes/objects.h"
 
@@ -189,22 +190,7 @@ StatusOr<RunResult> RunOnce(const framework::Registry& registry, const config::K
 
 // ---- preemption ----
 
-// The queue's nominations as the framework reads them (what pkg/scheduler wires up). The
-// queue is set once it exists: it needs the framework's plugins, the framework this.
-class QueueNominator final : public framework::PodNominator {
- public:
-  std::vector<api::PodPtr> NominatedPodsForNode(std::string_view node) const override {
-    return queue->nominator().NominatedPodsForNode(node);
-  }
-  bool HasNominatedPods() const override { return !queue->nominator().empty(); }
-  std::string NominatedNodeName(const api::Pod& pod) const override {
-    std::string node = queue->nominator().NominatedNodeFor(pod);
-    return node.empty() ? pod.status.nominated_node_name : node;
-  }
-  queue::SchedulingQueue* queue = nullptr;
-};
-
-// Evictions answered at once; the victims stay (terminating, as far as the bench goes).
+// Evictions answered at once; the victims stay on their nodes.
 class CountingPreemptor final : public framework::PodPreemptor {
  public:
   void PreemptVictim(const api::PodPtr&, const api::PodPtr&, std::string_view,
@@ -212,9 +198,9 @@ class CountingPreemptor final : public framework::PodPreemptor {
     ++victims;
     done(ksched::Status::OK());
   }
-  void ClearNomination(const api::PodPtr&) override { ++cleared; }
-  void PreemptionFailed(const api::PodPtr&) override { ++failed; }
-  int victims = 0, cleared = 0, failed = 0;
+  void ClearNomination(const api::PodPtr&) override {}
+  void PreemptionFailed(const api::PodPtr&) override {}
+  int victims = 0;
 };
 
 struct PreemptionResult {
@@ -241,7 +227,7 @@ StatusOr<PreemptionResult> RunPreemptionOnce(const framework::Registry& registry
       if (auto s = cache->AddPod(std::make_shared<const api::Pod>(std::move(low))); !s.ok()) return s;
     }
   }
-  QueueNominator nominator;
+  queue::NominatorView nominator;
   CountingPreemptor preemptor;
   cache::Snapshot snapshot;
   framework::runtime::FrameworkOptions fopts;

@@ -10,8 +10,8 @@
 
 #include <chrono>
 #include <functional>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -92,10 +92,10 @@ class ApiWriter final : public framework::PodBinder, public framework::VolumeWri
   StatusOr<std::shared_ptr<const T>> MergePatch(std::string path, std::string merge_patch, std::string_view what,
                                                 StatusOr<std::shared_ptr<const T>> (*decode)(api::JsonParser&,
                                                                                              api::JsonText));
-  // A strategic-merge PATCH of pods/{name}/status, on the background lane unless
-  // `background` is false; failures other than 404 are logged after `what`. The pod's
-  // binds wait for its answer (PatchOrder).
-  void SendStatusPatch(const api::Pod& pod, std::string body, std::string_view what, bool background = true);
+  // A strategic-merge PATCH of pods/{name}/status, on the background lane if
+  // `background`; failures other than 404 are logged after `what`. The pod's binds wait
+  // for its answer (PatchOrder).
+  void SendStatusPatch(const api::Pod& pod, std::string body, std::string_view what, bool background);
 
   ApiWriterOptions options_;
   EventQueue events_;

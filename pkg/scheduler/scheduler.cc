@@ -7,24 +7,6 @@
 #include "pkg/util/thread_name.h"
 
 namespace ksched::scheduler {
-// The queue's nominator as the framework sees it (the queue is built after the
-// frameworks, from their plugins).
-class Scheduler::NominatorView final : public framework::PodNominator {
- public:
-  std::vector<api::PodPtr> NominatedPodsForNode(std::string_view node_name) const override {
-    return queue ? queue->nominator().NominatedPodsForNode(node_name) : std::vector<api::PodPtr>{};
-  }
-  bool HasNominatedPods() const override { return queue && !queue->nominator().empty(); }
-  std::string NominatedNodeName(const api::Pod& pod) const override {
-    // Asked once per cycle: with nothing nominated anywhere (the common case) no lock
-    // and no lookup.
-    if (!queue || queue->nominator().empty()) return pod.status.nominated_node_name;
-    std::string node = queue->nominator().NominatedNodeFor(pod);
-    return node.empty() ? pod.status.nominated_node_name : node;
-  }
-  queue::SchedulingQueue* queue = nullptr;
-};
-
 Scheduler::Scheduler(SchedulerOptions options)
     : options_(std::move(options)),
       clock_(*options_.clock),
@@ -55,7 +37,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
   // threads, more workers than cores only add wake-ups and context switches.
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   s->parallelizer_ = std::make_unique<framework::runtime::Parallelizer>(std::min(cfg.parallelism, cores));
-  s->nominator_view_ = std::make_unique<NominatorView>();
+  s->nominator_view_ = std::make_unique<queue::NominatorView>();
 
   queue::QueueOptions qopts;
   qopts.clock = &s->clock_;

@@ -22,6 +22,7 @@
 #include "pkg/framework/registry.h"
 #include "pkg/framework/runtime/framework.h"
 #include "pkg/framework/runtime/scheduling_algorithm.h"
+#include "pkg/queue/nominator_view.h"
 #include "pkg/queue/scheduling_queue.h"
 #include "pkg/scheduler/api_writer.h"
 #include "pkg/scheduler/metrics_recorder.h"
@@ -110,7 +111,6 @@ class Scheduler {
   explicit Scheduler(SchedulerOptions options);
 
   struct Attempt;  // one pod's scheduling attempt, carried into the binding cycle
-  class NominatorView;
   void StartBindingCycle(std::unique_ptr<Attempt> attempt) EXCLUDES(bind_mu_);
   void BindingCycle(std::unique_ptr<Attempt> attempt);
   void BindAsync(std::unique_ptr<Attempt> attempt);
@@ -146,7 +146,7 @@ class Scheduler {
   std::unique_ptr<cache::Cache> cache_;
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::unique_ptr<framework::runtime::Parallelizer> parallelizer_;
-  std::unique_ptr<NominatorView> nominator_view_;
+  std::unique_ptr<queue::NominatorView> nominator_view_;
   std::map<std::string, std::unique_ptr<framework::runtime::Framework>, std::less<>> frameworks_;
   std::unique_ptr<informers::EventHandler<api::Pod>> pod_handler_;
   std::unique_ptr<informers::EventHandler<api::Node>> node_handler_;

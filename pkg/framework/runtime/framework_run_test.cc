@@ -164,15 +164,21 @@ class FakeNominator : public PodNominator {
   std::vector<api::PodPtr> pods;
 };
 
-TEST(RunFilterPluginsWithNominatedPods, HigherOrEqualPriorityNominatedPodsCount) {
+// A framework whose one Filter plugin, AtMostOne, rejects a node that holds any pod;
+// its nominations are `nominator`'s.
+std::unique_ptr<Framework> AtMostOneFramework(const FakeNominator& nominator) {
   Registry registry = BaseRegistry();
   Register(registry, std::make_unique<FuncFilter>("AtMostOne", [](const cache::NodeInfo& n) {
              return n.pods().size() >= 1 ? Status(Code::kUnschedulable, "full") : Status();
            }));
   config::KubeSchedulerProfile profile = BaseProfile();
   Enable(profile.plugins.filter, {"AtMostOne"});
+  return Build(registry, profile, {.nominator = &nominator, .parallelism = 1});
+}
+
+TEST(RunFilterPluginsWithNominatedPods, HigherOrEqualPriorityNominatedPodsCount) {
   FakeNominator nominator;
-  auto fw = Build(registry, profile, {.nominator = &nominator, .parallelism = 1});
+  auto fw = AtMostOneFramework(nominator);
   cache::Snapshot snap = MakeSnapshot(1);
   CycleState state;
   auto pod = MakePod("p", 5);
@@ -195,14 +201,8 @@ TEST(RunFilterPluginsWithNominatedPods, HigherOrEqualPriorityNominatedPodsCount)
 // higher priority, not the pod itself) and filters the node many times with that list
 // (RunFilterPluginsHonoring), whatever the nominator says meanwhile.
 TEST(RunFilterPluginsHonoring, TheGivenListDecides) {
-  Registry registry = BaseRegistry();
-  Register(registry, std::make_unique<FuncFilter>("AtMostOne", [](const cache::NodeInfo& n) {
-             return n.pods().size() >= 1 ? Status(Code::kUnschedulable, "full") : Status();
-           }));
-  config::KubeSchedulerProfile profile = BaseProfile();
-  Enable(profile.plugins.filter, {"AtMostOne"});
   FakeNominator nominator;
-  auto fw = Build(registry, profile, {.nominator = &nominator, .parallelism = 1});
+  auto fw = AtMostOneFramework(nominator);
   cache::Snapshot snap = MakeSnapshot(1);
   CycleState state;
   auto pod = MakePod("p", 5);
