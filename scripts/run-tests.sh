@@ -10,6 +10,12 @@
 set -uo pipefail
 main=${1:-build}; san=${2:-build-asan}; tsan=${3:-}
 total_pass=0; total_fail=0; rc=0
+# The names of what failed, printed just before the summary line so that the
+# tail of a long CI log says which test it was.
+failed_names=()
+# GoogleTest's failure lines from the ctest logs (file:line, expected and actual), kept
+# for the same tail.
+failure_lines=""
 
 run() { # dir label-args...
   local dir=$1; shift
@@ -17,6 +23,13 @@ run() { # dir label-args...
   echo "=== ctest in $dir $*"
   (cd "$dir" && ctest --output-on-failure -j"$(nproc)" "$@") 2>&1 | tee "$log"
   local line; line=$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1)
+  # ctest lists each failure after "The following tests FAILED:" as
+  # "<tab><number> - <name> (<reason>)".
+  local name
+  while IFS= read -r name; do failed_names+=("$dir: $name"); done < <(
+    sed -n '/The following tests FAILED:/,$p' "$log" | sed -nE 's/^[[:space:]]+[0-9]+ - (.*)$/\1/p')
+  local fl; fl=$(grep -E -A5 ': Failure$' "$log" | head -60)
+  [ -z "$fl" ] || failure_lines+="$fl"$'\n'
   rm -f "$log"
   if [ -z "$line" ]; then echo "no ctest summary from $dir"; rc=1; return; fi
   local failed total
@@ -46,9 +59,13 @@ if [ "${CI:-}" = true ]; then
   fuzz_rc=${PIPESTATUS[0]}
   fuzz_pass=$(grep -cE '^fuzz [a-z0-9_]+: [0-9]+ runs, 0 crashes$' "$log")
   fuzz_fail=$(grep -cE '^fuzz [a-z0-9_]+: FAILED' "$log")
+  while IFS= read -r name; do failed_names+=("$name"); done < <(
+    grep -oE '^fuzz [a-z0-9_]+: FAILED' "$log")
   rm -f "$log"
   # A failed build runs no target: count it as one failure.
-  if [ "$fuzz_rc" -ne 0 ] && [ "$fuzz_fail" -eq 0 ]; then fuzz_fail=1; fi
+  if [ "$fuzz_rc" -ne 0 ] && [ "$fuzz_fail" -eq 0 ]; then
+    fuzz_fail=1; failed_names+=("fuzz targets: scripts/fuzz.sh exited $fuzz_rc")
+  fi
   [ "$fuzz_fail" -eq 0 ] || rc=1
   total_pass=$((total_pass + fuzz_pass)); total_fail=$((total_fail + fuzz_fail))
 fi
@@ -63,6 +80,7 @@ run_one() { # title pass-line command...
     total_pass=$((total_pass + 1))
   else
     total_fail=$((total_fail + 1)); rc=1
+    failed_names+=("$title (exit $one_rc)")
   fi
   rm -f "$log"
 }
@@ -80,5 +98,9 @@ if [ "${CI:-}" = true ] && [ "${CI_E2E_DEPLOY:-1}" != 0 ]; then
   run_one "e2e-deploy" "e2e-deploy: PASS" timeout -k 60 "${CI_E2E_TIMEOUT:-1200}" bash "$ROOT/scripts/e2e-deploy.sh"
 fi
 echo "tests took $(( $(date +%s) - start )) s"
+if [ "${#failed_names[@]}" -gt 0 ]; then
+  printf '%s' "$failure_lines"
+  for name in "${failed_names[@]}"; do echo "FAILED: $name"; done
+fi
 echo "${total_pass} passed, ${total_fail} failed"
 exit $rc
