@@ -6,6 +6,10 @@
 //   basic          100m / 500Mi                                   target >= 20,000 pods/s
 //   anti-affinity  + required podAntiAffinity on hostname          target >=  5,000 pods/s
 //   spread         + topologySpreadConstraints on zone and hostname, maxSkew 1
+//   replicaset     + the labels and owner of a ReplicaSet's replicas: no constraints
+//                  of their own, so PodTopologySpread spreads them with the system
+//                  defaults (zone maxSkew 5, hostname maxSkew 3, ScheduleAnyway) over
+//                  the ReplicaSet's selector (the e2e bench's replicaset workload)
 // and checks the placement of the last run (violations), so a figure that came from a
 // profile without InterPodAffinity / PodTopologySpread shows for what it is.
 //
@@ -21,7 +25,7 @@
 // the unit tests' (defaultpreemption, framework_run).
 //
 //   bench_algorithm [--nodes N] [--pods N] [--runs N] [--parallelism N] [--wake-after-us N]
-//                   [--preemption-nodes N] [--only basic|anti-affinity|spread|preemption]
+//                   [--preemption-nodes N] [--only basic|anti-affinity|spread|replicaset|preemption]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -46,6 +50,7 @@
 #include "pkg/queue/events.h"
 #include "pkg/queue/nominator_view.h"
 #include "pkg/queue/scheduling_queue.h"
+#include "tests/fakes/fake_cluster_lister.h"
 #include "tests/fakes/objects.h"
 
 namespace ksched {
@@ -71,10 +76,33 @@ struct Shape {
   std::string_view plugin;      // the plugin that keeps the shape's constraint; empty: none
 };
 
+// A replica of ReplicaSet "web" (whose selector ReplicaSetLister() knows).
+api::Pod AsReplica(api::Pod p) {
+  p.metadata.labels.Set("app", "web");
+  p.metadata.labels.Set("pod-template-hash", "5d8f7c9b4");
+  p.metadata.owner_references.push_back({"apps/v1", "ReplicaSet", "web-5d8f7c9b4", "rs-uid", true});
+  return p;
+}
+
+// The cluster objects the plugins look up: ReplicaSet "web" selecting its replicas by
+// their two labels, as a Deployment's ReplicaSet does.
+const api::ClusterLister& ReplicaSetLister() {
+  static const testing::FakeClusterLister lister = [] {
+    testing::FakeClusterLister l;
+    api::LabelSelector selector;
+    selector.match_labels.Set("app", "web");
+    selector.match_labels.Set("pod-template-hash", "5d8f7c9b4");
+    l.replica_sets.push_back({"default", std::move(selector)});
+    return l;
+  }();
+  return lister;
+}
+
 constexpr Shape kShapes[] = {
     {"basic", nullptr, 20000, ""},
     {"anti-affinity", testing::WithRequiredAntiAffinity, 5000, "InterPodAffinity"},
     {"spread", testing::WithTopologySpread, 0, "PodTopologySpread"},
+    {"replicaset", AsReplica, 0, "PodTopologySpread"},
 };
 
 // As upstream's node-default.yaml: 4 CPU, 32Gi, 110 pods; hostname and zone labels.
@@ -143,6 +171,7 @@ StatusOr<RunResult> RunOnce(const framework::Registry& registry, const config::K
   fopts.snapshot = &snapshot;
   fopts.parallelizer = &parallelizer;
   fopts.parallelism = parallelism;
+  fopts.lister = &ReplicaSetLister();
   auto fwk_or = framework::runtime::NewFramework(registry, profile, fopts);
   if (!fwk_or.ok()) return fwk_or.status();
   Framework& fwk = **fwk_or;

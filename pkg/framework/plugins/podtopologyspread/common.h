@@ -156,6 +156,20 @@ struct PreScoreState final : StateData {
   std::vector<DomainCounts> domains;  // per constraint; unused for hostname ones
   std::vector<double> normalizing_weights;  // per constraint
 
+  // What PreScore found of each node it was given, in its order, so that Score need not
+  // look the node's labels up again: the node (to recognise it), whether it is ignored
+  // or has no Node object, and per constraint its domain (kNone without the key; for a
+  // hostname constraint kHasKey, its count being the node's own pods).
+  enum class NodeKind : uint8_t { kScored, kIgnored, kNoNode };
+  static constexpr int32_t kHasKey = -2;
+  static constexpr int32_t kUnseenValue = -3;  // Score only: a value that is no domain
+  std::vector<const cache::NodeInfo*> nodes;
+  std::vector<NodeKind> node_kinds;
+  std::vector<int32_t> node_domains;  // nodes.size() x constraints->size()
+  // The first element of the span PreScore was given: Score finds a node's position
+  // from the address of the span it is handed (a run of that one).
+  const cache::NodeInfoPtr* nodes_base = nullptr;
+
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<PreScoreState>(*this); }
   bool NeededForBinding() const override { return false; }  // Filter / Score only
 };

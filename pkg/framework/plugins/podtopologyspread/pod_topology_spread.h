@@ -60,6 +60,10 @@ class PodTopologySpread final : public PreFilterPlugin,
   // The weighted matching-pod count of the node's domains (higher is worse).
   Status Score(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
                int64_t& score) const override;
+  // The nodes PreScore was given (or any run of them) read what PreScore found of each
+  // node; other nodes are looked up as Score does.
+  Status ScoreNodes(const CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes,
+                    std::span<NodeScore> out) const override;
   bool HasNormalizeScore() const override { return true; }
   // Reverses the counts into [0, 100]; ignored nodes score 0.
   Status NormalizeScore(const CycleState& state, const api::Pod& pod, std::span<NodeScore> scores) const override;

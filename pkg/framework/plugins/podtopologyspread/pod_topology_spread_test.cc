@@ -988,6 +988,79 @@ TEST(PodTopologySpreadTest, PreScoreCountsFromPodGroupsEqualTheWalk) {
 }
 
 
+// Score on the nodes PreScore was given reads what PreScore found of each node; any
+// other node (here: the same nodes handed over in a copy of the span, or one at a time)
+// has its labels looked up. Random clusters, the system defaults and pods' own
+// ScheduleAnyway constraints (nodes without a key are then ignored): the same scores
+// and the same normalised scores either way, in runs of any length.
+TEST(PodTopologySpreadTest, ScoreNodesOnPreScoresSpanEqualsTheLabelLookups) {
+  std::mt19937 rng(23);
+  const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+  for (int round = 0; round < 40; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    std::vector<api::NodePtr> nodes;
+    for (int i = 0; i < 12; ++i) {
+      NodeBuilder b("node" + std::to_string(i));
+      if (pick(6) != 0) b.Hostname();
+      if (pick(4) != 0) b.Label(kZone, pick(5) == 0 ? "" : "z" + std::to_string(pick(3)));
+      nodes.push_back(b.Obj());
+    }
+    std::vector<api::PodPtr> pods;
+    for (int i = 0; i < 50; ++i) {
+      pods.push_back(std::make_shared<const api::Pod>(
+          RandomPod(rng, "p" + std::to_string(i), "node" + std::to_string(pick(12)), /*tier=*/true)));
+    }
+    Env env(nodes, pods, SystemDefaultConstraints(), true);
+    env.lister.replica_sets = {{"default", LabelsSelector({{"app", "a0"}})}, {"other", ExistsSelector("app")}};
+    const cache::Snapshot& snapshot = env.handle.Snapshot();
+    for (int i = 0; i < 10; ++i) {
+      api::Pod incoming = RandomPod(rng, "incoming", "", /*tier=*/true);
+      if (pick(2) == 0) {
+        for (std::string_view key : {std::string_view(kZone), kLabelHostname}) {
+          api::TopologySpreadConstraint c;
+          c.max_skew = 1 + pick(3);
+          c.topology_key = std::string(key);
+          c.when_unsatisfiable = api::WhenUnsatisfiable::kScheduleAnyway;
+          c.label_selector.emplace().match_labels.Set("app", "a" + std::to_string(pick(2)));
+          incoming.spec.topology_spread_constraints.push_back(std::move(c));
+        }
+      }
+      // Some nodes are feasible, in snapshot order.
+      std::vector<cache::NodeInfoPtr> feasible;
+      for (const cache::NodeInfoPtr& info : snapshot.List()) {
+        if (pick(4) != 0) feasible.push_back(info);
+      }
+      CycleState cs;
+      Status st = env.pl.PreScore(cs, incoming, feasible);
+      ASSERT_TRUE(st.IsSuccess() || st.IsSkip()) << st.ToString();
+      if (st.IsSkip()) continue;
+      const auto score_runs = [&](const std::vector<cache::NodeInfoPtr>& list, size_t run) {
+        std::vector<NodeScore> out(list.size());
+        for (size_t j = 0; j < list.size(); ++j) out[j].name = list[j]->name_view();
+        const std::span<const cache::NodeInfoPtr> all(list);
+        for (size_t b = 0; b < list.size(); b += run) {
+          const size_t n = std::min(run, list.size() - b);
+          Status s = env.pl.ScoreNodes(cs, incoming, all.subspan(b, n), std::span<NodeScore>(out).subspan(b, n));
+          EXPECT_TRUE(s.IsSuccess()) << s.ToString();
+        }
+        return out;
+      };
+      const std::vector<cache::NodeInfoPtr> copy = feasible;  // same nodes, another span
+      const size_t run = 1 + static_cast<size_t>(pick(5));
+      std::vector<NodeScore> fast = score_runs(feasible, run), looked_up = score_runs(copy, run);
+      for (size_t j = 0; j < feasible.size(); ++j) {
+        int64_t one = -1;
+        ASSERT_TRUE(env.pl.Score(cs, incoming, *feasible[j], one).IsSuccess());
+        EXPECT_EQ(fast[j].score, looked_up[j].score) << "pod " << i << " node " << feasible[j]->name();
+        EXPECT_EQ(fast[j].score, one) << "pod " << i << " node " << feasible[j]->name();
+      }
+      ASSERT_TRUE(env.pl.NormalizeScore(cs, incoming, fast).IsSuccess());
+      ASSERT_TRUE(env.pl.NormalizeScore(cs, incoming, looked_up).IsSuccess());
+      for (size_t j = 0; j < feasible.size(); ++j) EXPECT_EQ(fast[j].score, looked_up[j].score);
+    }
+  }
+}
+
 // upstream calPreFilterState's walk over every node and pod: per constraint, value ->
 // matching pods over the nodes that carry every key and pass the inclusion policies.
 std::vector<std::map<std::string, int64_t>> WalkedPreFilterCounts(const cache::Snapshot& snapshot,

@@ -1,6 +1,8 @@
 // The ScheduleAnyway half (upstream podtopologyspread/scoring.go).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <limits>
 #include <utility>
 
@@ -49,18 +51,36 @@ Status PodTopologySpread::PreScore(CycleState& state, const api::Pod& pod,
   // that nodes without a zone label still get hostname spreading from the system defaults.
   const bool require_all_topologies = !pod.spec.topology_spread_constraints.empty() || !system_defaulted_;
 
-  for (const cache::NodeInfoPtr& info : nodes) {
-    const api::Node* node = info->node();
-    if (node == nullptr) continue;
-    if (require_all_topologies && !NodeLabelsMatchSpreadConstraints(node->metadata.labels, cs)) {
-      s->ignored_nodes.insert(node->Name());
+  const size_t num_constraints = cs.size();
+  s->nodes_base = nodes.data();
+  s->nodes.reserve(nodes.size());
+  s->node_kinds.reserve(nodes.size());
+  s->node_domains.assign(nodes.size() * num_constraints, DomainCounts::kNone);
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    s->nodes.push_back(nodes[j].get());
+    const api::Node* node = nodes[j]->node();
+    if (node == nullptr) {
+      s->node_kinds.push_back(PreScoreState::NodeKind::kNoNode);
       continue;
     }
-    for (size_t i = 0; i < cs.size(); ++i) {
-      // Per-node counts (hostname) are computed in Score.
-      if (cs[i].topology_key == kLabelHostname) continue;
+    if (require_all_topologies && !NodeLabelsMatchSpreadConstraints(node->metadata.labels, cs)) {
+      s->ignored_nodes.insert(node->Name());
+      s->node_kinds.push_back(PreScoreState::NodeKind::kIgnored);
+      continue;
+    }
+    s->node_kinds.push_back(PreScoreState::NodeKind::kScored);
+    int32_t* domains = &s->node_domains[j * num_constraints];
+    for (size_t i = 0; i < num_constraints; ++i) {
       const std::string* value = node->metadata.labels.Get(cs[i].topology_key);
-      s->domains[i].Intern(value != nullptr ? std::string_view(*value) : std::string_view());
+      // Per-node counts (hostname) are computed in Score.
+      if (cs[i].topology_key == kLabelHostname) {
+        if (value != nullptr) domains[i] = PreScoreState::kHasKey;
+        continue;
+      }
+      // A node without the key adds the "" domain (it counts towards the topology's size)
+      // but scores nothing for it.
+      const int32_t d = s->domains[i].Intern(value != nullptr ? std::string_view(*value) : std::string_view());
+      if (value != nullptr) domains[i] = d;
     }
   }
   s->normalizing_weights.resize(cs.size());
@@ -114,29 +134,87 @@ bool PodTopologySpread::CountFromPodGroups(const api::Pod& pod, const api::Requi
   return true;
 }
 
-// upstream scoring.go Score: the sum over constraints of the node's domain count times
-// the topology's weight, plus maxSkew-1; rounded.
-Status PodTopologySpread::Score(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
-                                int64_t& score) const {
-  score = 0;
-  const api::Node* n = node.node();
-  if (n == nullptr) return Status::Error("getting node \"" + node.name() + "\" from Snapshot: not found");
-  const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
-  if (s == nullptr) return MissingStateError();
-  if (!s->ignored_nodes.empty() && s->ignored_nodes.contains(std::string_view(n->Name()))) return Status::Success();
+namespace {
 
-  const Constraints& cs = *s->constraints;
+// upstream scoring.go Score: the sum over constraints of the node's domain count times
+// the topology's weight, plus maxSkew-1; rounded. `domain_of(i)` is the node's domain
+// for constraint i (kNone without the key, kHasKey for a hostname key it has,
+// kUnseenValue for a value no domain has, which counts 0).
+template <typename DomainOf>
+int64_t SumScores(const PreScoreState& s, const api::Pod& pod, const cache::NodeInfo& node, DomainOf domain_of) {
+  const Constraints& cs = *s.constraints;
   double sum = 0;
   for (size_t i = 0; i < cs.size(); ++i) {
     const Constraint& c = cs[i];
-    const std::string* value = n->metadata.labels.Get(c.topology_key);
-    if (value == nullptr) continue;
-    int64_t count = c.topology_key == kLabelHostname
-                        ? CountPodsMatchSelector(node.pods(), c, pod.metadata.namespace_)
-                        : s->domains[i].CountOf(*value);
-    sum += ScoreForCount(count, c.max_skew, s->normalizing_weights[i]);
+    const int32_t d = domain_of(i);
+    if (d == DomainCounts::kNone) continue;
+    const int64_t count = d == PreScoreState::kHasKey       ? CountPodsMatchSelector(node.pods(), c, pod.metadata.namespace_)
+                          : d == PreScoreState::kUnseenValue ? 0
+                                                             : s.domains[i].count(d);
+    sum += ScoreForCount(count, c.max_skew, s.normalizing_weights[i]);
   }
-  score = static_cast<int64_t>(std::round(sum));
+  return static_cast<int64_t>(std::round(sum));
+}
+
+// A node PreScore was not given (or one handed over outside its span): its labels are
+// looked up here.
+Status ScoreFromLabels(const PreScoreState* s, const api::Pod& pod, const cache::NodeInfo& node, int64_t& score) {
+  score = 0;
+  const api::Node* n = node.node();
+  if (n == nullptr) return Status::Error("getting node \"" + node.name() + "\" from Snapshot: not found");
+  if (s == nullptr) return MissingStateError();
+  if (!s->ignored_nodes.empty() && s->ignored_nodes.contains(std::string_view(n->Name()))) return Status::Success();
+  const Constraints& cs = *s->constraints;
+  score = SumScores(*s, pod, node, [&](size_t i) {
+    const std::string* value = n->metadata.labels.Get(cs[i].topology_key);
+    if (value == nullptr) return DomainCounts::kNone;
+    if (cs[i].topology_key == kLabelHostname) return PreScoreState::kHasKey;
+    const int32_t d = s->domains[i].Find(*value);
+    return d != DomainCounts::kNone ? d : PreScoreState::kUnseenValue;
+  });
+  return Status::Success();
+}
+
+}  // namespace
+
+Status PodTopologySpread::Score(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
+                                int64_t& score) const {
+  return ScoreAsRunOfOne(state, pod, node, score);
+}
+
+Status PodTopologySpread::ScoreNodes(const CycleState& state, const api::Pod& pod,
+                                     std::span<const cache::NodeInfoPtr> nodes, std::span<NodeScore> out) const {
+  const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
+  // The run's position in PreScore's span, when it lies inside it (compared as
+  // std::less does, since the run may come from anywhere).
+  size_t first = SIZE_MAX;
+  if (s != nullptr && !nodes.empty() && s->nodes_base != nullptr) {
+    const cache::NodeInfoPtr* run = nodes.data();
+    const cache::NodeInfoPtr* end = s->nodes_base + s->nodes.size();
+    if (!std::less<>()(run, s->nodes_base) && std::less<>()(run, end) &&
+        nodes.size() <= static_cast<size_t>(end - run))
+      first = static_cast<size_t>(run - s->nodes_base);
+  }
+  const size_t num_constraints = s != nullptr ? s->constraints->size() : 0;
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    const cache::NodeInfo& node = *nodes[j];
+    const size_t k = first + j;
+    if (first == SIZE_MAX || s->nodes[k] != &node) {
+      if (Status st = ScoreFromLabels(s, pod, node, out[j].score); !st.IsSuccess()) return st;
+      continue;
+    }
+    out[j].score = 0;
+    switch (s->node_kinds[k]) {
+      case PreScoreState::NodeKind::kNoNode:
+        return Status::Error("getting node \"" + node.name() + "\" from Snapshot: not found");
+      case PreScoreState::NodeKind::kIgnored:
+        continue;
+      case PreScoreState::NodeKind::kScored:
+        break;
+    }
+    const int32_t* domains = &s->node_domains[k * num_constraints];
+    out[j].score = SumScores(*s, pod, node, [&](size_t i) { return domains[i]; });
+  }
   return Status::Success();
 }
 
@@ -149,7 +227,7 @@ Status PodTopologySpread::NormalizeScore(const CycleState& state, const api::Pod
   int64_t min_score = std::numeric_limits<int64_t>::max();
   int64_t max_score = 0;
   for (NodeScore& ns : scores) {
-    if (s->ignored_nodes.contains(ns.name)) {
+    if (!s->ignored_nodes.empty() && s->ignored_nodes.contains(ns.name)) {
       ns.score = kInvalidScore;
       continue;
     }
