@@ -157,14 +157,13 @@ struct PreScoreState final : StateData {
   std::vector<double> normalizing_weights;  // per constraint
 
   // What PreScore found of each node it was given, in its order, so that Score need not
-  // look the node's labels up again: the node (to recognise it), whether it is ignored
-  // or has no Node object, and per constraint its domain (kNone without the key; for a
-  // hostname constraint kHasKey, its count being the node's own pods).
-  enum class NodeKind : uint8_t { kScored, kIgnored, kNoNode };
+  // look the node's labels up again: the node (to recognise it) and per constraint its
+  // domain (kNone without the key, and for every constraint of an ignored node or one
+  // without its Node object; for a hostname constraint kHasKey, its count being the
+  // node's own pods).
   static constexpr int32_t kHasKey = -2;
   static constexpr int32_t kUnseenValue = -3;  // Score only: a value that is no domain
   std::vector<const cache::NodeInfo*> nodes;
-  std::vector<NodeKind> node_kinds;
   std::vector<int32_t> node_domains;  // nodes.size() x constraints->size()
   // The first element of the span PreScore was given: Score finds a node's position
   // from the address of the span it is handed (a run of that one).

@@ -929,6 +929,30 @@ api::Pod RandomPod(std::mt19937& rng, const std::string& name, const std::string
   return p;
 }
 
+// A random cluster spread by the system defaults: `num_nodes` nodes "node<i>", each with
+// a hostname (or, unless `every_node_has_hostname`, five times in six), a zone three
+// times in four ("" one time in five), disk=ssd one time in three; 50 RandomPods on them;
+// ReplicaSets selecting app=a0 in "default" and any app in "other".
+std::unique_ptr<Env> RandomSystemDefaultsEnv(std::mt19937& rng, int num_nodes, bool every_node_has_hostname) {
+  const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+  std::vector<api::NodePtr> nodes;
+  for (int i = 0; i < num_nodes; ++i) {
+    NodeBuilder b("node" + std::to_string(i));
+    if (every_node_has_hostname || pick(6) != 0) b.Hostname();
+    if (pick(4) != 0) b.Label(kZone, pick(5) == 0 ? "" : "z" + std::to_string(pick(3)));
+    if (pick(3) == 0) b.Label("disk", "ssd");
+    nodes.push_back(b.Obj());
+  }
+  std::vector<api::PodPtr> pods;
+  for (int i = 0; i < 50; ++i) {
+    pods.push_back(std::make_shared<const api::Pod>(
+        RandomPod(rng, "p" + std::to_string(i), "node" + std::to_string(pick(num_nodes)), /*tier=*/true)));
+  }
+  auto env = std::make_unique<Env>(nodes, pods, SystemDefaultConstraints(), true);
+  env->lister.replica_sets = {{"default", LabelsSelector({{"app", "a0"}})}, {"other", ExistsSelector("app")}};
+  return env;
+}
+
 // PreScore reads a domain's count from the snapshot's pod groups when no inclusion
 // policy narrows the nodes (system defaults, a pod without node affinity). Random
 // clusters: the counts equal upstream's walk over every node and pod (initPreScoreState),
@@ -938,29 +962,13 @@ TEST(PodTopologySpreadTest, PreScoreCountsFromPodGroupsEqualTheWalk) {
   const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
   for (int round = 0; round < 40; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    std::vector<api::NodePtr> nodes;
+    std::unique_ptr<Env> env = RandomSystemDefaultsEnv(rng, 10, /*every_node_has_hostname=*/true);
+    const cache::Snapshot& snapshot = env->handle.Snapshot();
     for (int i = 0; i < 10; ++i) {
-      NodeBuilder b("node" + std::to_string(i));
-      b.Hostname();
-      if (pick(4) != 0) b.Label(kZone, pick(5) == 0 ? "" : "z" + std::to_string(pick(3)));
-      if (pick(3) == 0) b.Label("disk", "ssd");
-      nodes.push_back(b.Obj());
-    }
-    const auto random_pod = [&](const std::string& name, const std::string& node) {
-      return RandomPod(rng, name, node, /*tier=*/true);
-    };
-    std::vector<api::PodPtr> pods;
-    for (int i = 0; i < 50; ++i) {
-      pods.push_back(std::make_shared<const api::Pod>(random_pod("p" + std::to_string(i), "node" + std::to_string(pick(10)))));
-    }
-    Env env(nodes, pods, SystemDefaultConstraints(), true);
-    env.lister.replica_sets = {{"default", LabelsSelector({{"app", "a0"}})}, {"other", ExistsSelector("app")}};
-    const cache::Snapshot& snapshot = env.handle.Snapshot();
-    for (int i = 0; i < 10; ++i) {
-      api::Pod incoming = random_pod("incoming", "");
+      api::Pod incoming = RandomPod(rng, "incoming", "", /*tier=*/true);
       if (pick(4) == 0) incoming.spec.node_selector.Set("disk", "ssd");  // the walk's path
       CycleState cs;
-      Status st = env.pl.PreScore(cs, incoming, snapshot.List());
+      Status st = env->pl.PreScore(cs, incoming, snapshot.List());
       ASSERT_TRUE(st.IsSuccess() || st.IsSkip()) << st.ToString();
       if (st.IsSkip()) continue;
       const auto* s = cs.Read<PreScoreState>(kPreScoreStateKey);
@@ -998,21 +1006,8 @@ TEST(PodTopologySpreadTest, ScoreNodesOnPreScoresSpanEqualsTheLabelLookups) {
   const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
   for (int round = 0; round < 40; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    std::vector<api::NodePtr> nodes;
-    for (int i = 0; i < 12; ++i) {
-      NodeBuilder b("node" + std::to_string(i));
-      if (pick(6) != 0) b.Hostname();
-      if (pick(4) != 0) b.Label(kZone, pick(5) == 0 ? "" : "z" + std::to_string(pick(3)));
-      nodes.push_back(b.Obj());
-    }
-    std::vector<api::PodPtr> pods;
-    for (int i = 0; i < 50; ++i) {
-      pods.push_back(std::make_shared<const api::Pod>(
-          RandomPod(rng, "p" + std::to_string(i), "node" + std::to_string(pick(12)), /*tier=*/true)));
-    }
-    Env env(nodes, pods, SystemDefaultConstraints(), true);
-    env.lister.replica_sets = {{"default", LabelsSelector({{"app", "a0"}})}, {"other", ExistsSelector("app")}};
-    const cache::Snapshot& snapshot = env.handle.Snapshot();
+    std::unique_ptr<Env> env = RandomSystemDefaultsEnv(rng, 12, /*every_node_has_hostname=*/false);
+    const cache::Snapshot& snapshot = env->handle.Snapshot();
     for (int i = 0; i < 10; ++i) {
       api::Pod incoming = RandomPod(rng, "incoming", "", /*tier=*/true);
       if (pick(2) == 0) {
@@ -1031,7 +1026,7 @@ TEST(PodTopologySpreadTest, ScoreNodesOnPreScoresSpanEqualsTheLabelLookups) {
         if (pick(4) != 0) feasible.push_back(info);
       }
       CycleState cs;
-      Status st = env.pl.PreScore(cs, incoming, feasible);
+      Status st = env->pl.PreScore(cs, incoming, feasible);
       ASSERT_TRUE(st.IsSuccess() || st.IsSkip()) << st.ToString();
       if (st.IsSkip()) continue;
       const auto score_runs = [&](const std::vector<cache::NodeInfoPtr>& list, size_t run) {
@@ -1040,7 +1035,7 @@ TEST(PodTopologySpreadTest, ScoreNodesOnPreScoresSpanEqualsTheLabelLookups) {
         const std::span<const cache::NodeInfoPtr> all(list);
         for (size_t b = 0; b < list.size(); b += run) {
           const size_t n = std::min(run, list.size() - b);
-          Status s = env.pl.ScoreNodes(cs, incoming, all.subspan(b, n), std::span<NodeScore>(out).subspan(b, n));
+          Status s = env->pl.ScoreNodes(cs, incoming, all.subspan(b, n), std::span<NodeScore>(out).subspan(b, n));
           EXPECT_TRUE(s.IsSuccess()) << s.ToString();
         }
         return out;
@@ -1050,12 +1045,12 @@ TEST(PodTopologySpreadTest, ScoreNodesOnPreScoresSpanEqualsTheLabelLookups) {
       std::vector<NodeScore> fast = score_runs(feasible, run), looked_up = score_runs(copy, run);
       for (size_t j = 0; j < feasible.size(); ++j) {
         int64_t one = -1;
-        ASSERT_TRUE(env.pl.Score(cs, incoming, *feasible[j], one).IsSuccess());
+        ASSERT_TRUE(env->pl.Score(cs, incoming, *feasible[j], one).IsSuccess());
         EXPECT_EQ(fast[j].score, looked_up[j].score) << "pod " << i << " node " << feasible[j]->name();
         EXPECT_EQ(fast[j].score, one) << "pod " << i << " node " << feasible[j]->name();
       }
-      ASSERT_TRUE(env.pl.NormalizeScore(cs, incoming, fast).IsSuccess());
-      ASSERT_TRUE(env.pl.NormalizeScore(cs, incoming, looked_up).IsSuccess());
+      ASSERT_TRUE(env->pl.NormalizeScore(cs, incoming, fast).IsSuccess());
+      ASSERT_TRUE(env->pl.NormalizeScore(cs, incoming, looked_up).IsSuccess());
       for (size_t j = 0; j < feasible.size(); ++j) EXPECT_EQ(fast[j].score, looked_up[j].score);
     }
   }

@@ -54,21 +54,15 @@ Status PodTopologySpread::PreScore(CycleState& state, const api::Pod& pod,
   const size_t num_constraints = cs.size();
   s->nodes_base = nodes.data();
   s->nodes.reserve(nodes.size());
-  s->node_kinds.reserve(nodes.size());
   s->node_domains.assign(nodes.size() * num_constraints, DomainCounts::kNone);
   for (size_t j = 0; j < nodes.size(); ++j) {
     s->nodes.push_back(nodes[j].get());
     const api::Node* node = nodes[j]->node();
-    if (node == nullptr) {
-      s->node_kinds.push_back(PreScoreState::NodeKind::kNoNode);
-      continue;
-    }
+    if (node == nullptr) continue;
     if (require_all_topologies && !NodeLabelsMatchSpreadConstraints(node->metadata.labels, cs)) {
-      s->ignored_nodes.insert(node->Name());
-      s->node_kinds.push_back(PreScoreState::NodeKind::kIgnored);
+      s->ignored_nodes.insert(node->Name());  // scores 0: no domain recorded
       continue;
     }
-    s->node_kinds.push_back(PreScoreState::NodeKind::kScored);
     int32_t* domains = &s->node_domains[j * num_constraints];
     for (size_t i = 0; i < num_constraints; ++i) {
       const std::string* value = node->metadata.labels.Get(cs[i].topology_key);
@@ -199,18 +193,10 @@ Status PodTopologySpread::ScoreNodes(const CycleState& state, const api::Pod& po
   for (size_t j = 0; j < nodes.size(); ++j) {
     const cache::NodeInfo& node = *nodes[j];
     const size_t k = first + j;
-    if (first == SIZE_MAX || s->nodes[k] != &node) {
+    // A node without its Node object gets ScoreFromLabels's error.
+    if (first == SIZE_MAX || s->nodes[k] != &node || node.node() == nullptr) {
       if (Status st = ScoreFromLabels(s, pod, node, out[j].score); !st.IsSuccess()) return st;
       continue;
-    }
-    out[j].score = 0;
-    switch (s->node_kinds[k]) {
-      case PreScoreState::NodeKind::kNoNode:
-        return Status::Error("getting node \"" + node.name() + "\" from Snapshot: not found");
-      case PreScoreState::NodeKind::kIgnored:
-        continue;
-      case PreScoreState::NodeKind::kScored:
-        break;
     }
     const int32_t* domains = &s->node_domains[k * num_constraints];
     out[j].score = SumScores(*s, pod, node, [&](size_t i) { return domains[i]; });
