@@ -903,6 +903,9 @@ TEST_F(SchedulerTest, BindsAnsweredOnTheClientThread) {
   Start({.async_client = true});
   AddNodeN1AndPodP("1", "600m");
   ScheduleOne();
+  // The bind's completion holds events back until it is destroyed, which is after the
+  // binding cycle has ended: the Scheduled event is sent once the client is idle.
+  ASSERT_TRUE(api_->WaitIdle(5s));
   ASSERT_EQ(Binds().size(), 1u);
   EXPECT_EQ(Events("Scheduled", "p").size(), 1u);
   EXPECT_EQ(sched_->cache().AssumedPodCount(), 1u);
