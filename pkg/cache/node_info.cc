@@ -4,6 +4,10 @@
 #include <atomic>
 #include <limits>
 
+#include "pkg/util/mutex.h"
+#include "pkg/util/string_index.h"
+#include "pkg/util/thread_annotations.h"
+
 namespace ksched::cache {
 namespace {
 
@@ -317,6 +321,9 @@ void NodeInfo::SetNode(api::NodePtr node) {
   unschedulable_ = node_ && node_->spec.unschedulable;
   has_taints_ = node_ && !node_->spec.taints.empty();
   name_view_ = node_ ? std::string_view(node_->Name()) : std::string_view();
+  hostname_label_ = node_ ? node_->metadata.labels.Get(kLabelHostname) : nullptr;
+  zone_label_ = node_ ? node_->metadata.labels.Get(kLabelTopologyZone) : nullptr;
+  zone_id_ = zone_label_ != nullptr ? ZoneId(*zone_label_) : -1;
   generation_ = NextGeneration();
 }
 
@@ -324,7 +331,19 @@ void NodeInfo::RemoveNode() {
   node_.reset();
   unschedulable_ = has_taints_ = false;
   name_view_ = {};
+  hostname_label_ = zone_label_ = nullptr;
+  zone_id_ = -1;
   generation_ = NextGeneration();
+}
+
+int32_t ZoneId(std::string_view zone) {
+  struct Ids {
+    Mutex mu;
+    StringIndex ids GUARDED_BY(mu);
+  };
+  static Ids* const ids = new Ids();  // never destroyed: NodeInfos may be built at exit
+  MutexLock lock(ids->mu);
+  return ids->ids.Intern(zone);
 }
 
 const std::string& NodeInfo::name() const {

@@ -119,6 +119,15 @@ std::string PodCacheKey(const api::Pod& pod);
 // PodCacheKey(a) == PodCacheKey(b), without building the keys.
 bool SamePodKey(const api::Pod& a, const api::Pod& b);
 
+inline constexpr std::string_view kLabelHostname = "kubernetes.io/hostname";
+inline constexpr std::string_view kLabelTopologyZone = "topology.kubernetes.io/zone";
+
+// A topology.kubernetes.io/zone value's id in this process: dense from 0 in the order
+// values are first seen, never reused (a cluster has few zones). A plugin that numbers
+// the zones of a cycle maps a node's zone_id() to its own number with an array instead of
+// hashing the value. Thread-safe.
+int32_t ZoneId(std::string_view zone);
+
 class NodeInfo {
  public:
   NodeInfo() = default;
@@ -138,6 +147,12 @@ class NodeInfo {
   const std::string& name() const;
   // The same name, read without touching the Node object (the Score pass's results).
   std::string_view name_view() const { return name_view_; }
+  // The node's kubernetes.io/hostname and topology.kubernetes.io/zone labels (null
+  // without them), found once per Node object: the spreading and affinity plugins read
+  // them for every node in every cycle. zone_id(): the zone's ZoneId, -1 without one.
+  const std::string* hostname_label() const { return hostname_label_; }
+  const std::string* zone_label() const { return zone_label_; }
+  int32_t zone_id() const { return zone_id_; }
 
   // Adds MakePodEntry(pod).
   void AddPod(api::PodPtr pod);
@@ -213,6 +228,9 @@ class NodeInfo {
   bool unschedulable_ = false;
   bool has_taints_ = false;
   std::string_view name_view_;  // into *node_
+  const std::string* hostname_label_ = nullptr;  // into *node_
+  const std::string* zone_label_ = nullptr;      // into *node_
+  int32_t zone_id_ = -1;
   std::vector<PodEntry> pods_;
   size_t pods_with_affinity_ = 0;
   size_t pods_with_required_anti_affinity_ = 0;

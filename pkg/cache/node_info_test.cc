@@ -16,6 +16,40 @@ using testing::Res;
 
 constexpr int64_t kMi = 1024 * 1024;
 
+TEST(NodeInfoTest, KeepsTheHostnameAndZoneLabelsOfItsNode) {
+  auto node = MakeNode("n1", "4", "8Gi", [](api::Node& n) {
+    n.metadata.labels.Set(std::string(kLabelHostname), "host-1");
+    n.metadata.labels.Set(std::string(kLabelTopologyZone), "zone-a");
+  });
+  NodeInfo info(node);
+  ASSERT_NE(info.hostname_label(), nullptr);
+  EXPECT_EQ(*info.hostname_label(), "host-1");
+  ASSERT_NE(info.zone_label(), nullptr);
+  EXPECT_EQ(*info.zone_label(), "zone-a");
+  EXPECT_EQ(info.zone_id(), ZoneId("zone-a"));
+  NodeInfo copy = info;  // a snapshot's copy reads the same Node object
+  EXPECT_EQ(copy.zone_label(), info.zone_label());
+  EXPECT_EQ(copy.zone_id(), info.zone_id());
+
+  // Same zone, same id; another zone, another id.
+  NodeInfo same(MakeNode("n2", "4", "8Gi", [](api::Node& n) {
+    n.metadata.labels.Set(std::string(kLabelTopologyZone), "zone-a");
+  }));
+  EXPECT_EQ(same.zone_id(), info.zone_id());
+  EXPECT_EQ(same.hostname_label(), nullptr);
+  EXPECT_NE(ZoneId("zone-b"), info.zone_id());
+  EXPECT_EQ(ZoneId("zone-b"), ZoneId("zone-b"));
+
+  // A relabelled node object replaces them; a ghost has none.
+  info.SetNode(MakeNode("n1", "4", "8Gi"));
+  EXPECT_EQ(info.hostname_label(), nullptr);
+  EXPECT_EQ(info.zone_label(), nullptr);
+  EXPECT_EQ(info.zone_id(), -1);
+  copy.RemoveNode();
+  EXPECT_EQ(copy.zone_label(), nullptr);
+  EXPECT_EQ(copy.zone_id(), -1);
+}
+
 TEST(IsScalarResourceNameTest, Table) {
   struct Case {
     const char* name;

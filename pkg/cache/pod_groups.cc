@@ -108,6 +108,8 @@ void PodGroupIndex::Erase(PodGroup& group) {
 void PodGroupIndex::Count(const PodEntry& entry, const api::StringMap& node_labels, int64_t delta) {
   const uint64_t hash = GroupHash(*entry.pod);
   PodGroup* g = delta > 0 ? &FindOrAdd(entry, hash) : Find(*entry.pod, hash);
+  if (delta > 0) group_of_[entry.pod.get()] = g;
+  else group_of_.erase(entry.pod.get());
   if (g == nullptr) return;  // never counted: nothing to take back
   g->members += delta;
   for (size_t slot = 0; slot < keys_.size(); ++slot) {
@@ -150,6 +152,7 @@ void PodGroupIndex::Clear() {
   MutexLock lock(mu_);
   ++labels_version_;
   by_hash_.clear();
+  group_of_.clear();
   all_.clear();
   with_affinity_.clear();
 }

@@ -117,6 +117,14 @@ class PodGroupIndex {
   size_t Track(std::string_view key, std::span<const NodeInfoPtr> nodes);
   size_t num_tracked_keys() const { return keys_.size(); }
 
+  // The group of `pod`, an object on one of the index's nodes; null for any other pod.
+  // A plugin that decided something for every group (a selector matched once per group)
+  // reads a node's pods through it instead of matching each one.
+  const PodGroup* GroupOf(const api::Pod* pod) const {
+    auto it = group_of_.find(pod);
+    return it == group_of_.end() ? nullptr : it->second;
+  }
+
  private:
   // The group of this pod, or null.
   PodGroup* Find(const api::Pod& pod, uint64_t hash) const;
@@ -129,6 +137,10 @@ class PodGroupIndex {
   std::vector<PodGroup*> all_;
   std::vector<PodGroup*> with_affinity_;
   std::vector<std::string> keys_;  // tracked topology keys, by slot
+  // Every counted pod object's group. A pod object counted twice (on two nodes at once)
+  // loses its entry when either count is taken back: GroupOf then answers null, never a
+  // group the pod has left.
+  std::unordered_map<const api::Pod*, PodGroup*> group_of_;
   const uint64_t id_ = NextId();
   uint64_t labels_version_ = 0;
   static uint64_t NextId();

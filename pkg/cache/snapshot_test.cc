@@ -83,6 +83,24 @@ void ExpectSound(Cache& cache, const Snapshot& snap, const std::string& ctx) {
     for (const auto& info : list) EXPECT_EQ(snap.Get(info->name()), info.get()) << ctx << " stale affinity entry";
   }
   EXPECT_EQ(GroupLines(snap, kTopologyKeys), GroupLines(fresh, kTopologyKeys)) << ctx;
+  // GroupOf answers every pod of a node that has its Node object with the group it
+  // belongs to (the plugins read a node's pods through it), and no other pod.
+  for (const auto& info : snap.List()) {
+    for (const PodEntry& e : info->pods()) {
+      const PodGroup* g = snap.PodGroups().GroupOf(e.pod.get());
+      if (info->node() == nullptr) {
+        EXPECT_EQ(g, nullptr) << ctx << " " << e.pod->metadata.name;
+        continue;
+      }
+      ASSERT_NE(g, nullptr) << ctx << " " << e.pod->metadata.name;
+      EXPECT_EQ(g->pod->metadata.namespace_, e.pod->metadata.namespace_) << ctx;
+      EXPECT_EQ(g->pod->metadata.labels, e.pod->metadata.labels) << ctx;
+      EXPECT_EQ(g->pod->IsBeingDeleted(), e.pod->IsBeingDeleted()) << ctx;
+      EXPECT_GT(g->members, 0) << ctx;
+    }
+  }
+  const api::Pod elsewhere;
+  EXPECT_EQ(snap.PodGroups().GroupOf(&elsewhere), nullptr) << ctx;
 }
 
 TEST(UpdateSnapshotTest, OperationSequences) {

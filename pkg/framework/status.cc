@@ -87,6 +87,16 @@ const std::vector<std::string>& Status::SharedReasons(std::string_view reason) {
 
 const std::string& Status::SharedName(std::string_view name) { return Shared<std::string, MakeName, NameText>(name); }
 
+const std::vector<std::string>& Status::NoReasons() {
+  static const std::vector<std::string> kNone;
+  return kNone;
+}
+
+const std::string& Status::NoPlugin() {
+  static const std::string kNone;
+  return kNone;
+}
+
 Status Status::FromError(const ksched::Status& error) {
   return Status(Code::kError, error.ok() ? std::string("unknown error") : error.ToString());
 }

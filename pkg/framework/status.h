@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,9 +31,21 @@ std::string_view CodeName(Code code);
 class Status {
  public:
   Status() = default;  // Success
-  explicit Status(Code code, std::vector<std::string> reasons = {})
-      : code_(code), reasons_(std::move(reasons)) {}
-  Status(Code code, std::string reason) : code_(code), reasons_{std::move(reason)} {}
+  explicit Status(Code code, std::vector<std::string> reasons = {}) : code_(code) {
+    if (!reasons.empty()) Own().reasons = std::move(reasons);
+  }
+  Status(Code code, std::string reason) : code_(code) { Own().reasons.push_back(std::move(reason)); }
+  Status(const Status& other)
+      : code_(other.code_),
+        shared_reasons_(other.shared_reasons_),
+        shared_plugin_(other.shared_plugin_),
+        owned_(other.owned_ != nullptr ? std::make_unique<Owned>(*other.owned_) : nullptr) {}
+  Status& operator=(const Status& other) {
+    if (this != &other) *this = Status(other);
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
 
   // A rejection whose reason is a constant (a plugin's kErrReason...): the Status refers
   // to one copy of the text kept for the life of the process instead of allocating its
@@ -43,35 +56,56 @@ class Status {
     return s;
   }
 
+  // The same for a reason that is a constant of namespace scope (the plugins'
+  // kErrReason...): its shared copy is found once per call site instead of per call.
+  template <const std::string_view& kReason>
+  static Status Constant(Code code) {
+    static const std::vector<std::string>* const reasons = &SharedReasons(kReason);
+    Status s(code);
+    s.shared_reasons_ = reasons;
+    return s;
+  }
+
   static Status Success() { return Status(); }
   static Status Error(std::string message) { return Status(Code::kError, std::move(message)); }
   // An Error carrying a module error's text, e.g. a failed API call inside a plugin.
   static Status FromError(const ksched::Status& error);
 
   Code code() const { return code_; }
-  const std::vector<std::string>& reasons() const { return shared_reasons_ != nullptr ? *shared_reasons_ : reasons_; }
+  const std::vector<std::string>& reasons() const {
+    if (shared_reasons_ != nullptr) return *shared_reasons_;
+    return owned_ != nullptr ? owned_->reasons : NoReasons();
+  }
   // The reasons joined with ", " (upstream Status.Message()).
   std::string Message() const;
   void AppendReason(std::string reason) {
-    if (shared_reasons_ != nullptr) reasons_ = *std::exchange(shared_reasons_, nullptr);
-    reasons_.push_back(std::move(reason));
+    Owned& own = Own();
+    if (shared_reasons_ != nullptr) own.reasons = *std::exchange(shared_reasons_, nullptr);
+    own.reasons.push_back(std::move(reason));
   }
 
   // The plugin that produced a non-success status; set by the framework runtime.
-  const std::string& plugin() const { return shared_plugin_ != nullptr ? *shared_plugin_ : plugin_; }
+  const std::string& plugin() const {
+    if (shared_plugin_ != nullptr) return *shared_plugin_;
+    return owned_ != nullptr ? owned_->plugin : NoPlugin();
+  }
   Status& WithPlugin(std::string plugin) & {
-    plugin_ = std::move(plugin);
+    Own().plugin = std::move(plugin);
     shared_plugin_ = nullptr;
     return *this;
   }
   Status&& WithPlugin(std::string plugin) && { return std::move(WithPlugin(std::move(plugin))); }
   // The same for a plugin's name (Plugin::Name()), kept once for the life of the process
   // as Constant's reasons are: no allocation per rejected node.
-  Status&& WithPluginName(std::string_view name) && {
-    plugin_.clear();
-    shared_plugin_ = &SharedName(name);
+  Status&& WithPluginName(std::string_view name) && { return std::move(*this).WithPluginName(&SharedName(name)); }
+  // ... with the name's process-wide copy found beforehand (InternedName).
+  Status&& WithPluginName(const std::string* interned) && {
+    if (owned_ != nullptr) owned_->plugin.clear();
+    shared_plugin_ = interned;
     return std::move(*this);
   }
+  // The process-wide copy of a plugin name that WithPluginName keeps.
+  static const std::string* InternedName(std::string_view name) { return &SharedName(name); }
 
   bool IsSuccess() const { return code_ == Code::kSuccess; }
   bool IsWait() const { return code_ == Code::kWait; }
@@ -96,11 +130,25 @@ class Status {
   static const std::vector<std::string>& SharedReasons(std::string_view reason);
   static const std::string& SharedName(std::string_view name);
 
+  static const std::vector<std::string>& NoReasons();
+  static const std::string& NoPlugin();
+
+  // Reasons and a plugin name of the status's own: a heap block only statuses that carry
+  // such text pay for, so that the common ones (Success; a constant rejection with a
+  // shared plugin name) are four words, moved and copied without touching the heap.
+  struct Owned {
+    std::vector<std::string> reasons;
+    std::string plugin;
+  };
+  Owned& Own() {
+    if (owned_ == nullptr) owned_ = std::make_unique<Owned>();
+    return *owned_;
+  }
+
   Code code_ = Code::kSuccess;
-  std::vector<std::string> reasons_;
-  const std::vector<std::string>* shared_reasons_ = nullptr;  // instead of reasons_
-  std::string plugin_;
-  const std::string* shared_plugin_ = nullptr;  // instead of plugin_
+  const std::vector<std::string>* shared_reasons_ = nullptr;  // instead of owned reasons
+  const std::string* shared_plugin_ = nullptr;                // instead of an owned plugin
+  std::unique_ptr<Owned> owned_;
 };
 
 // Merges per-plugin statuses (given in plugin order) into one. The code is the most

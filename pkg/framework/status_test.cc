@@ -108,5 +108,54 @@ TEST(StatusTest, ConstantReasonsAndPluginNamesAreSharedCopies) {
   EXPECT_EQ(f.Message(), "Insufficient mem");
 }
 
+constexpr std::string_view kSiteReason = "node(s) didn't match pod anti-affinity rules";
+
+TEST(StatusTest, ConstantOfANamedReasonEqualsTheLookedUpOne) {
+  Status a = Status::Constant<kSiteReason>(Code::kUnschedulable);
+  Status b = Status::Constant(Code::kUnschedulable, kSiteReason);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(&a.reasons(), &b.reasons());  // one shared copy
+  EXPECT_EQ(&Status::Constant<kSiteReason>(Code::kUnschedulable).reasons(), &a.reasons());
+  EXPECT_EQ(a.code(), Code::kUnschedulable);
+  const std::string* name = Status::InternedName("InterPodAffinity");
+  Status c = Status::Constant<kSiteReason>(Code::kUnschedulable).WithPluginName(name);
+  EXPECT_EQ(&c.plugin(), name);
+  EXPECT_EQ(c.plugin(), "InterPodAffinity");
+}
+
+// Copies and moves of statuses with reasons and plugin names of their own, shared ones,
+// or none keep what they carry, independently of the original.
+TEST(StatusTest, CopiesAndMovesKeepOwnAndSharedText) {
+  Status own = Status(Code::kError, "boom").WithPlugin("P");
+  Status copy = own;
+  copy.AppendReason("more");
+  copy.WithPlugin("Q");
+  EXPECT_EQ(own.Message(), "boom");
+  EXPECT_EQ(own.plugin(), "P");
+  EXPECT_EQ(copy.Message(), "boom, more");
+  EXPECT_EQ(copy.plugin(), "Q");
+  Status moved = std::move(copy);
+  EXPECT_EQ(moved.Message(), "boom, more");
+  EXPECT_EQ(moved.plugin(), "Q");
+  copy = moved;  // assigning to a moved-from status
+  EXPECT_EQ(copy, moved);
+  copy = copy;  // NOLINT: self-assignment keeps the status
+  EXPECT_EQ(copy.Message(), "boom, more");
+
+  Status shared = Status::Constant(Code::kUnschedulable, "Insufficient cpu").WithPluginName("NodeResourcesFit");
+  Status shared_copy = shared;
+  EXPECT_EQ(&shared_copy.reasons(), &shared.reasons());
+  EXPECT_EQ(&shared_copy.plugin(), &shared.plugin());
+  // An owned plugin name replaced by a shared one.
+  Status renamed = Status(own).WithPluginName("Other");
+  EXPECT_EQ(renamed.plugin(), "Other");
+  EXPECT_EQ(renamed.Message(), "boom");
+
+  Status none;
+  EXPECT_TRUE(Status(none).reasons().empty());
+  EXPECT_TRUE(Status(none).plugin().empty());
+  EXPECT_TRUE(Status(Code::kUnschedulable, std::vector<std::string>{}).reasons().empty());
+}
+
 }  // namespace
 }  // namespace ksched::framework

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ksched {
 namespace {
@@ -32,6 +33,30 @@ TEST(StringIndexTest, GrowsAndKeepsViewsOfLongAndShortStringsValid) {
     std::string s = (i % 2 ? "a-rather-long-node-name-that-allocates-" : "n") + std::to_string(i);
     ASSERT_EQ(idx.Find(s), i);
     ASSERT_EQ(idx.at(i), s);
+  }
+}
+
+// Strings of every length from 0 to 40 that differ from each other in one byte at any
+// position (the hash and the comparison read 8, 4 or single bytes at a time) are told
+// apart, and each is found again.
+TEST(StringIndexTest, TellsApartStringsDifferingInAnyOneByte) {
+  StringIndex idx;
+  std::vector<std::string> all;
+  for (size_t len = 0; len <= 40; ++len) {
+    const std::string base(len, 'a');
+    all.push_back(base);
+    for (size_t at = 0; at < len; ++at) {
+      std::string s = base;
+      s[at] = 'b';
+      all.push_back(s);
+      s[at] = static_cast<char>(0x80 | at);  // a high byte
+      all.push_back(s);
+    }
+  }
+  for (size_t i = 0; i < all.size(); ++i) ASSERT_EQ(idx.Intern(all[i]), static_cast<int32_t>(i)) << i;
+  for (size_t i = 0; i < all.size(); ++i) {
+    ASSERT_EQ(idx.Find(all[i]), static_cast<int32_t>(i)) << i;
+    ASSERT_EQ(idx.Find(all[i] + "x"), StringIndex::kNone) << i;  // no string has an x
   }
 }
 

@@ -118,6 +118,7 @@ StatusOr<std::unique_ptr<Framework>> NewFramework(const Registry& registry, cons
   fw->queue_sort_ = queue_sort.front();  // EffectivePlugins checked there is exactly one
   Collect(fw->enabled_.at(E::kPreFilter), plugins, fw->pre_filter_);
   Collect(fw->enabled_.at(E::kFilter), plugins, fw->filter_);
+  for (FilterPlugin* pl : fw->filter_) fw->filter_names_.push_back(Status::InternedName(pl->Name()));
   Collect(fw->enabled_.at(E::kPostFilter), plugins, fw->post_filter_);
   Collect(fw->enabled_.at(E::kPreScore), plugins, fw->pre_score_);
   for (const config::EnabledPlugin& e : fw->enabled_.at(E::kScore)) {

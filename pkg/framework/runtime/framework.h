@@ -199,6 +199,7 @@ class Framework : public Handle {
   QueueSortPlugin* queue_sort_ = nullptr;
   std::vector<PreFilterPlugin*> pre_filter_;
   std::vector<FilterPlugin*> filter_;
+  std::vector<const std::string*> filter_names_;  // Status::InternedName of each, for rejections
   std::vector<PostFilterPlugin*> post_filter_;
   std::vector<PreScorePlugin*> pre_score_;
   std::vector<ScorePluginEntry> score_;

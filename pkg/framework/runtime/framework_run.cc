@@ -155,21 +155,22 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::P
 }
 
 Status Framework::RunFilterPlugins(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node) const {
-  auto verdict = [&](FilterPlugin* pl, Status s) {
+  auto verdict = [&](size_t i, Status s) {
     if (!s.IsRejected()) {
       // Filters may only accept or reject; anything else is the plugin's internal error.
-      return Status::Error("running " + Quoted(pl->Name()) + " filter plugin: " + s.Message())
-          .WithPlugin(std::string(pl->Name()));
+      return Status::Error("running " + Quoted(filter_[i]->Name()) + " filter plugin: " + s.Message())
+          .WithPlugin(std::string(filter_[i]->Name()));
     }
-    return std::move(s).WithPluginName(pl->Name());
+    return std::move(s).WithPluginName(filter_names_[i]);
   };
   if (filter_.size() <= 64) {
     // This runs per node: visit the plugins PreFilter did not skip by their bits.
     const uint64_t all = filter_.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << filter_.size()) - 1;
     for (uint64_t run = all & ~state.skip_filter_mask; run != 0; run &= run - 1) {
-      FilterPlugin* pl = filter_[static_cast<size_t>(std::countr_zero(run))];
+      const auto i = static_cast<size_t>(std::countr_zero(run));
+      FilterPlugin* pl = filter_[i];
       Status s = Timed(state, "Filter", *pl, [&] { return pl->Filter(state, pod, node); });
-      if (!s.IsSuccess()) return verdict(pl, std::move(s));
+      if (!s.IsSuccess()) return verdict(i, std::move(s));
     }
     return Status();
   }
@@ -177,7 +178,7 @@ Status Framework::RunFilterPlugins(const CycleState& state, const api::Pod& pod,
     FilterPlugin* pl = filter_[i];
     if (FilterSkipped(state, i, *pl)) continue;
     Status s = Timed(state, "Filter", *pl, [&] { return pl->Filter(state, pod, node); });
-    if (!s.IsSuccess()) return verdict(pl, std::move(s));
+    if (!s.IsSuccess()) return verdict(i, std::move(s));
   }
   return Status();
 }
@@ -188,7 +189,7 @@ void Framework::RunAllFilterPlugins(const CycleState& state, const api::Pod& pod
     FilterPlugin* pl = filter_[i];
     if (FilterSkipped(state, i, *pl)) continue;
     Status s = pl->Filter(state, pod, node);
-    if (!s.IsSuccess()) rejections.push_back(std::move(s).WithPluginName(pl->Name()));
+    if (!s.IsSuccess()) rejections.push_back(std::move(s).WithPluginName(filter_names_[i]));
   }
 }
 

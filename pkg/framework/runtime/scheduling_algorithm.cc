@@ -50,7 +50,7 @@ SchedulingAlgorithm::SchedulingAlgorithm(SchedulingAlgorithmOptions options)
 
 ScheduleOutcome SchedulingAlgorithm::SchedulePod(Framework& fwk, CycleState& state, const api::Pod& pod,
                                                  const cache::Snapshot& snapshot) {
-  if (snapshot.NumNodes() == 0) return Status::Constant(Code::kUnschedulableAndUnresolvable, kNoNodesAvailable);
+  if (snapshot.NumNodes() == 0) return Status::Constant<kNoNodesAvailable>(Code::kUnschedulableAndUnresolvable);
   const int num_all = static_cast<int>(snapshot.NumNodes());
   std::span<const cache::NodeInfoPtr> all = snapshot.List();
 

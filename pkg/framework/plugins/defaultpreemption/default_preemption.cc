@@ -202,7 +202,7 @@ Status DefaultPreemption::SelectVictimsOnNode(CycleState& state, const api::Pod&
   for (const cache::PodEntry& e : node.pods()) {
     if (e.pod->Priority() < pod.Priority()) potential.push_back(e);
   }
-  if (potential.empty()) return Status::Constant(Code::kUnschedulableAndUnresolvable, kNoVictims);
+  if (potential.empty()) return Status::Constant<kNoVictims>(Code::kUnschedulableAndUnresolvable);
   // Looked up once: the filters below run on this node up to once per victim.
   const std::vector<api::PodPtr> nominated = handle_.NominatedPodsToHonor(pod, node.name());
   for (const cache::PodEntry& e : potential) {

@@ -181,13 +181,13 @@ Status InterPodAffinity::Filter(const CycleState& state, const api::Pod& /*pod*/
   if (node.node() == nullptr) return Status::Error("node not found");
   const api::StringMap& labels = node.node()->metadata.labels;
   if (!SatisfyPodAffinity(*s, labels)) {
-    return Status::Constant(Code::kUnschedulableAndUnresolvable, kErrReasonAffinityRulesNotMatch);
+    return Status::Constant<kErrReasonAffinityRulesNotMatch>(Code::kUnschedulableAndUnresolvable);
   }
   if (!SatisfyPodAntiAffinity(*s, labels)) {
-    return Status::Constant(Code::kUnschedulable, kErrReasonAntiAffinityRulesNotMatch);
+    return Status::Constant<kErrReasonAntiAffinityRulesNotMatch>(Code::kUnschedulable);
   }
   if (s->existing_anti_affinity.AnyPositive(labels)) {
-    return Status::Constant(Code::kUnschedulable, kErrReasonExistingAntiAffinityRulesNotMatch);
+    return Status::Constant<kErrReasonExistingAntiAffinityRulesNotMatch>(Code::kUnschedulable);
   }
   return Status::Success();
 }

@@ -153,7 +153,7 @@ Status NodeAffinity::PreFilter(CycleState& state, const api::Pod& pod, PreFilter
     if (!names) return Status::Success();
     all.insert(names->begin(), names->end());
   }
-  if (all.empty()) return Status::Constant(Code::kUnschedulableAndUnresolvable, kErrReasonConflict);
+  if (all.empty()) return Status::Constant<kErrReasonConflict>(Code::kUnschedulableAndUnresolvable);
   result.node_names = std::move(all);
   return Status::Success();
 }
@@ -162,7 +162,7 @@ Status NodeAffinity::Filter(const CycleState& state, const api::Pod& pod, const 
   const api::Node* n = node.node();
   if (n == nullptr) return Status::Error("node not found");
   if (added_node_selector_ && !added_node_selector_->Matches(*n)) {
-    return Status::Constant(Code::kUnschedulableAndUnresolvable, kErrReasonEnforced);
+    return Status::Constant<kErrReasonEnforced>(Code::kUnschedulableAndUnresolvable);
   }
   bool match;
   if (const auto* s = state.Read<PreFilterState>(kPreFilterStateKey)) {
@@ -171,7 +171,7 @@ Status NodeAffinity::Filter(const CycleState& state, const api::Pod& pod, const 
     // PreFilter is disabled in this profile: compute per node.
     match = api::RequiredNodeAffinity(pod).Matches(*n);
   }
-  if (!match) return Status::Constant(Code::kUnschedulableAndUnresolvable, kErrReasonPod);
+  if (!match) return Status::Constant<kErrReasonPod>(Code::kUnschedulableAndUnresolvable);
   return Status::Success();
 }
 

@@ -23,7 +23,7 @@ StatusOr<std::unique_ptr<Plugin>> NodeName::New(const config::PluginArgs& /*args
 
 Status NodeName::Filter(const CycleState& /*state*/, const api::Pod& pod, const cache::NodeInfo& node) const {
   if (node.node() == nullptr) return Status::Error("node not found");
-  if (!Fits(pod, *node.node())) return Status::Constant(Code::kUnschedulableAndUnresolvable, kErrReason);
+  if (!Fits(pod, *node.node())) return Status::Constant<kErrReason>(Code::kUnschedulableAndUnresolvable);
   return Status::Success();
 }
 

@@ -49,7 +49,7 @@ Status NodePorts::PreFilter(CycleState& state, const api::Pod& pod, PreFilterRes
 Status NodePorts::Filter(const CycleState& state, const api::Pod& /*pod*/, const cache::NodeInfo& node) const {
   const auto* s = state.Read<PreFilterState>(kPreFilterStateKey);
   if (s == nullptr) return Status::Error("reading \"PreFilterNodePorts\" from cycleState: not found");
-  if (!FitsPorts(s->ports, node.used_ports())) return Status::Constant(Code::kUnschedulable, kErrReason);
+  if (!FitsPorts(s->ports, node.used_ports())) return Status::Constant<kErrReason>(Code::kUnschedulable);
   return Status::Success();
 }
 

@@ -31,10 +31,10 @@ StatusOr<std::unique_ptr<Plugin>> NodeUnschedulable::New(const config::PluginArg
 Status NodeUnschedulable::Filter(const CycleState& /*state*/, const api::Pod& pod,
                                  const cache::NodeInfo& node) const {
   if (node.node() == nullptr) {
-    return Status::Constant(Code::kUnschedulableAndUnresolvable, kErrReasonUnknownCondition);
+    return Status::Constant<kErrReasonUnknownCondition>(Code::kUnschedulableAndUnresolvable);
   }
   if (!node.unschedulable() || ToleratesUnschedulable(pod)) return Status::Success();
-  return Status::Constant(Code::kUnschedulableAndUnresolvable, kErrReasonUnschedulable);
+  return Status::Constant<kErrReasonUnschedulable>(Code::kUnschedulableAndUnresolvable);
 }
 
 std::vector<ClusterEventWithHint> NodeUnschedulable::EventsToRegister() const {

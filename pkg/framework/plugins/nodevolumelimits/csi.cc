@@ -282,7 +282,7 @@ Status CSILimits::Filter(const CycleState& /*state*/, const api::Pod& pod, const
     if (limit == limits.end()) continue;
     auto used = attached_count.find(driver);
     if ((used == attached_count.end() ? 0 : used->second) + count > limit->second) {
-      return Status::Constant(Code::kUnschedulable, kErrReasonMaxVolumeCountExceeded);
+      return Status::Constant<kErrReasonMaxVolumeCountExceeded>(Code::kUnschedulable);
     }
   }
   return Status::Success();

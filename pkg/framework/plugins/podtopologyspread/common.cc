@@ -47,6 +47,19 @@ bool NodeLabelsMatchSpreadConstraints(const api::StringMap& labels, const Constr
   return true;
 }
 
+bool NodeLabelsMatchSpreadConstraints(const cache::NodeInfo& info, const Constraints& constraints) {
+  for (const Constraint& c : constraints) {
+    if (c.NodeValue(info) == nullptr) return false;
+  }
+  return true;
+}
+
+KeyKind KindOfKey(std::string_view key) {
+  if (key == kLabelHostname) return KeyKind::kHostname;
+  if (key == kLabelTopologyZone) return KeyKind::kZone;
+  return KeyKind::kOther;
+}
+
 bool PodLabelsMatchSpreadConstraints(const Constraints& constraints, const api::StringMap& labels) {
   for (const Constraint& c : constraints) {
     if (c.Matches(labels)) return true;
@@ -59,19 +72,17 @@ int64_t CountPodsMatchSelector(const std::vector<cache::PodEntry>& pods, const C
   // one matches nothing.
   if (!c.selector.has_value() || c.selector->Empty()) return 0;
   int64_t n = 0;
-  for (const cache::PodEntry& e : pods) {
-    const api::Pod& p = *e.pod;
-    // Terminating pods do not count (upstream #87621).
-    if (p.IsBeingDeleted() || p.metadata.namespace_ != ns) continue;
-    if (c.selector->Matches(p.metadata.labels)) ++n;
-  }
+  for (const cache::PodEntry& e : pods) n += SelectorCountsPod(c, *e.pod, ns) ? 1 : 0;
   return n;
 }
 
+bool SelectorCountsPod(const Constraint& c, const api::Pod& pod, std::string_view ns) {
+  // Terminating pods do not count (upstream #87621).
+  return !pod.IsBeingDeleted() && pod.metadata.namespace_ == ns && c.selector->Matches(pod.metadata.labels);
+}
+
 bool SelectsPodGroup(const Constraint& c, const cache::PodGroup& group, std::string_view ns) {
-  const api::Pod& member = *group.pod;
-  return c.selector.has_value() && !c.selector->Empty() && !member.IsBeingDeleted() &&
-         member.metadata.namespace_ == ns && c.selector->Matches(member.metadata.labels);
+  return c.selector.has_value() && !c.selector->Empty() && SelectorCountsPod(c, *group.pod, ns);
 }
 
 void CountPodGroups(const cache::Snapshot& snapshot, const Constraint& c, std::string_view ns,
@@ -97,6 +108,13 @@ int32_t DomainCounts::Intern(std::string_view value) {
   const auto i = index_->Intern(value);
   counts_.push_back(0);
   return i;
+}
+
+int32_t DomainCounts::InternZone(std::string_view value, int32_t zone_id, std::vector<int32_t>& by_zone_id) {
+  const auto at = static_cast<size_t>(zone_id);
+  if (at >= by_zone_id.size()) by_zone_id.resize(at + 1, kNone);
+  if (by_zone_id[at] == kNone) by_zone_id[at] = Intern(value);
+  return by_zone_id[at];
 }
 
 void DomainCounts::Reserve(size_t n) {
@@ -172,6 +190,7 @@ StatusOr<Constraints> PodTopologySpread::FilterConstraints(
     Constraint tsc;
     tsc.max_skew = c.max_skew;
     tsc.topology_key = c.topology_key;
+    tsc.key_kind = KindOfKey(tsc.topology_key);
     if (c.label_selector.has_value()) {
       api::LabelSelector selector = *c.label_selector;
       // matchLabelKeys: the pod's values for those keys are ANDed with the selector

@@ -29,8 +29,12 @@ inline constexpr std::string_view kErrReasonNodeLabelNotMatch =
     "node(s) didn't match pod topology spread constraints (missing required label)";
 inline constexpr std::string_view kPreFilterStateKey = "PreFilterPodTopologySpread";
 inline constexpr std::string_view kPreScoreStateKey = "PreScorePodTopologySpread";
-inline constexpr std::string_view kLabelHostname = "kubernetes.io/hostname";
-inline constexpr std::string_view kLabelTopologyZone = "topology.kubernetes.io/zone";
+using cache::kLabelHostname;
+using cache::kLabelTopologyZone;
+
+// Which of the labels a NodeInfo keeps found a constraint's topology key is.
+enum class KeyKind : uint8_t { kOther, kHostname, kZone };
+KeyKind KindOfKey(std::string_view key);
 
 // One constraint with its selector parsed and its optional fields resolved (upstream
 // common.go topologySpreadConstraint).
@@ -42,8 +46,19 @@ struct Constraint {
   int32_t min_domains = 1;           // an unset minDomains counts as 1
   bool honor_node_affinity = true;   // nodeAffinityPolicy, Honor when unset
   bool honor_node_taints = false;    // nodeTaintsPolicy, Ignore when unset
+  KeyKind key_kind = KeyKind::kOther;  // KindOfKey(topology_key)
 
   bool Matches(const api::StringMap& labels) const { return selector.has_value() && selector->Matches(labels); }
+  bool is_hostname() const { return key_kind == KeyKind::kHostname; }
+  // The node's value for the topology key, null without the label or the Node object.
+  const std::string* NodeValue(const cache::NodeInfo& info) const {
+    switch (key_kind) {
+      case KeyKind::kHostname: return info.hostname_label();
+      case KeyKind::kZone: return info.zone_label();
+      case KeyKind::kOther: break;
+    }
+    return info.node() != nullptr ? info.node()->metadata.labels.Get(topology_key) : nullptr;
+  }
   // Whether `node` takes part in this constraint's spreading (upstream
   // matchNodeInclusionPolicies).
   bool MatchNodeInclusionPolicies(const api::Pod& pod, const api::Node& node,
@@ -72,11 +87,14 @@ class NodeInclusion {
 bool EveryNodeIncluded(const Constraints& constraints, const api::RequiredNodeAffinity& affinity);
 // True when the node has a label for every constraint's topology key.
 bool NodeLabelsMatchSpreadConstraints(const api::StringMap& labels, const Constraints& constraints);
+bool NodeLabelsMatchSpreadConstraints(const cache::NodeInfo& info, const Constraints& constraints);
 // True when some constraint's selector matches `labels`.
 bool PodLabelsMatchSpreadConstraints(const Constraints& constraints, const api::StringMap& labels);
 // The pods of `pods` in namespace `ns`, not terminating, that `c` selects (upstream
 // countPodsMatchSelector; an empty selector counts nothing).
 int64_t CountPodsMatchSelector(const std::vector<cache::PodEntry>& pods, const Constraint& c, std::string_view ns);
+// Whether CountPodsMatchSelector counts `pod` (`c` has a non-empty selector).
+bool SelectorCountsPod(const Constraint& c, const api::Pod& pod, std::string_view ns);
 // The same test for every member of a snapshot pod group (cache/pod_groups.h).
 bool SelectsPodGroup(const Constraint& c, const cache::PodGroup& group, std::string_view ns);
 
@@ -105,6 +123,10 @@ class DomainCounts {
   }
   size_t size() const { return counts_.size(); }
   void Reserve(size_t n);
+  // The index of the zone `value` of a node whose NodeInfo::zone_id() is `zone_id`,
+  // added if new: `by_zone_id` remembers the answer per zone id for the next node of the
+  // same zone (a per-cycle table the caller keeps beside these counts).
+  int32_t InternZone(std::string_view value, int32_t zone_id, std::vector<int32_t>& by_zone_id);
 
  private:
   std::shared_ptr<StringIndex> index_;  // no allocation per domain (hostname: one per node)
@@ -139,9 +161,22 @@ struct PreFilterState final : StateData {
   // Per constraint: 1 when the pod matches the constraint's own selector (Filter adds
   // the pod itself to the node's domain).
   std::vector<int64_t> self_match;
+  // Per zone constraint: ZoneId -> domain, for the domains PreFilter counted (kNone for
+  // another zone), so Filter finds a node's domain by its NodeInfo::zone_id(). Empty for
+  // other constraints.
+  std::vector<std::vector<int32_t>> domain_by_zone_id;
 
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<PreFilterState>(*this); }
   bool NeededForBinding() const override { return false; }  // Filter / Score only
+  // The count of `node`'s domain for constraint `i`, `value` being its label.
+  int64_t NodeDomainCount(size_t i, const cache::NodeInfo& node, std::string_view value) const {
+    if (i < domain_by_zone_id.size()) {
+      const std::vector<int32_t>& by_id = domain_by_zone_id[i];
+      if (const auto id = static_cast<size_t>(node.zone_id()); id < by_id.size() && by_id[id] != DomainCounts::kNone)
+        return domains[i].count(by_id[id]);
+    }
+    return domains[i].CountOf(value);  // also a domain added since (UpdateWithPod)
+  }
   // The global minimum for constraint `i`: 0 while fewer than minDomains domains exist.
   int64_t MinMatchNum(size_t i) const;
   // Counts `pod` (+1) or uncounts it (-1) on `node` (upstream updateWithPod).
@@ -168,6 +203,12 @@ struct PreScoreState final : StateData {
   // The first element of the span PreScore was given: Score finds a node's position
   // from the address of the span it is handed (a run of that one).
   const cache::NodeInfoPtr* nodes_base = nullptr;
+  // For a hostname constraint, whose count is the node's own pods that its selector
+  // selects: the snapshot's pod groups it selects, by PodGroup::all_index, so that Score
+  // counts a node's pods through their groups instead of matching each. Empty for other
+  // constraints and for an empty or null selector (which counts nothing).
+  const cache::PodGroupIndex* groups = nullptr;
+  std::vector<std::vector<uint8_t>> selected_groups;  // per constraint
 
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<PreScoreState>(*this); }
   bool NeededForBinding() const override { return false; }  // Filter / Score only

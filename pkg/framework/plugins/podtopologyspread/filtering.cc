@@ -41,18 +41,17 @@ Status PodTopologySpread::PreFilter(CycleState& state, const api::Pod& pod, PreF
     }
   } else {
     for (size_t i = 0; i < cs.size(); ++i) {
-      if (cs[i].topology_key == kLabelHostname) s->domains[i].Reserve(handle_.Snapshot().NumNodes());
+      if (cs[i].is_hostname()) s->domains[i].Reserve(handle_.Snapshot().NumNodes());
     }
     for (const cache::NodeInfoPtr& info : handle_.Snapshot().List()) {
       const api::Node* node = info->node();
       if (node == nullptr) continue;
-      const api::StringMap& labels = node->metadata.labels;
-      if (!NodeLabelsMatchSpreadConstraints(labels, cs)) continue;
+      if (!NodeLabelsMatchSpreadConstraints(*info, cs)) continue;
       NodeInclusion inclusion(pod, *node, *s->node_affinity);
       for (size_t i = 0; i < cs.size(); ++i) {
         const Constraint& c = cs[i];
         if (!inclusion.Matches(c)) continue;
-        int32_t d = s->domains[i].Intern(*labels.Get(c.topology_key));
+        int32_t d = s->domains[i].Intern(*c.NodeValue(*info));
         s->domains[i].count(d) += CountPodsMatchSelector(info->pods(), c, pod.metadata.namespace_);
       }
     }
@@ -60,6 +59,16 @@ Status PodTopologySpread::PreFilter(CycleState& state, const api::Pod& pod, PreF
   for (size_t i = 0; i < cs.size(); ++i) {
     const DomainCounts& dc = s->domains[i];
     for (int32_t d = 0; d < static_cast<int32_t>(dc.size()); ++d) s->critical_paths[i].Update(d, dc.count(d));
+  }
+  s->domain_by_zone_id.resize(cs.size());
+  for (size_t i = 0; i < cs.size(); ++i) {
+    if (cs[i].key_kind != KeyKind::kZone) continue;
+    const DomainCounts& dc = s->domains[i];
+    for (int32_t d = 0; d < static_cast<int32_t>(dc.size()); ++d) {
+      const auto id = static_cast<size_t>(cache::ZoneId(dc.value(d)));
+      if (id >= s->domain_by_zone_id[i].size()) s->domain_by_zone_id[i].resize(id + 1, DomainCounts::kNone);
+      s->domain_by_zone_id[i][id] = d;
+    }
   }
   state.Write(std::string(kPreFilterStateKey), std::move(s));
   return Status::Success();
@@ -135,12 +144,12 @@ Status PodTopologySpread::Filter(const CycleState& state, const api::Pod& /*pod*
   const Constraints& cs = *s->constraints;
   for (size_t i = 0; i < cs.size(); ++i) {
     const Constraint& c = cs[i];
-    const std::string* value = n->metadata.labels.Get(c.topology_key);
+    const std::string* value = c.NodeValue(node);
     if (value == nullptr) {
-      return Status::Constant(Code::kUnschedulableAndUnresolvable, kErrReasonNodeLabelNotMatch);
+      return Status::Constant<kErrReasonNodeLabelNotMatch>(Code::kUnschedulableAndUnresolvable);
     }
-    int64_t skew = s->domains[i].CountOf(*value) + s->self_match[i] - s->MinMatchNum(i);
-    if (skew > c.max_skew) return Status::Constant(Code::kUnschedulable, kErrReasonConstraintsNotMatch);
+    int64_t skew = s->NodeDomainCount(i, node, *value) + s->self_match[i] - s->MinMatchNum(i);
+    if (skew > c.max_skew) return Status::Constant<kErrReasonConstraintsNotMatch>(Code::kUnschedulable);
   }
   return Status::Success();
 }

@@ -1041,18 +1041,89 @@ TEST(PodTopologySpreadTest, ScoreNodesOnPreScoresSpanEqualsTheLabelLookups) {
         return out;
       };
       const std::vector<cache::NodeInfoPtr> copy = feasible;  // same nodes, another span
+      // The same nodes holding copies of their pods: objects the snapshot's pod groups do
+      // not know, so each pod is matched against the hostname selector on its own.
+      std::vector<cache::NodeInfoPtr> detached;
+      for (const cache::NodeInfoPtr& info : feasible) {
+        auto d = std::make_shared<cache::NodeInfo>(info->node_ptr());
+        for (const cache::PodEntry& e : info->pods()) d->AddPod(std::make_shared<const api::Pod>(*e.pod));
+        detached.push_back(std::move(d));
+      }
       const size_t run = 1 + static_cast<size_t>(pick(5));
-      std::vector<NodeScore> fast = score_runs(feasible, run), looked_up = score_runs(copy, run);
+      std::vector<NodeScore> fast = score_runs(feasible, run), looked_up = score_runs(copy, run),
+                             matched = score_runs(detached, run);
       for (size_t j = 0; j < feasible.size(); ++j) {
         int64_t one = -1;
         ASSERT_TRUE(env->pl.Score(cs, incoming, *feasible[j], one).IsSuccess());
         EXPECT_EQ(fast[j].score, looked_up[j].score) << "pod " << i << " node " << feasible[j]->name();
         EXPECT_EQ(fast[j].score, one) << "pod " << i << " node " << feasible[j]->name();
+        EXPECT_EQ(fast[j].score, matched[j].score) << "pod " << i << " node " << feasible[j]->name();
       }
       ASSERT_TRUE(env->pl.NormalizeScore(cs, incoming, fast).IsSuccess());
       ASSERT_TRUE(env->pl.NormalizeScore(cs, incoming, looked_up).IsSuccess());
       for (size_t j = 0; j < feasible.size(); ++j) EXPECT_EQ(fast[j].score, looked_up[j].score);
     }
+  }
+}
+
+// Filter finds a node's zone domain by the zone's id (NodeInfo::zone_id) and its
+// hostname by the label the NodeInfo keeps. Random clusters whose nodes carry the same
+// values under other keys too: hard constraints on the well-known keys and on the copies
+// reject the same nodes, also after a pod is added (as preemption and nominated pods do)
+// on a node of a zone PreFilter did not count.
+TEST(PodTopologySpreadTest, FilterOnWellKnownKeysEqualsOtherKeys) {
+  std::mt19937 rng(31);
+  const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+  for (int round = 0; round < 40; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    std::vector<api::NodePtr> nodes;
+    for (int i = 0; i < 12; ++i) {
+      const std::string name = "node" + std::to_string(i);
+      NodeBuilder b(name);
+      if (pick(8) != 0) b.Hostname().Label("host-copy", name);
+      if (pick(8) != 0) {
+        const std::string zone = "z" + std::to_string(pick(4));
+        b.Label(kZone, zone).Label("zone-copy", zone);
+      }
+      nodes.push_back(b.Obj());
+    }
+    std::vector<api::PodPtr> pods;
+    for (int i = 0; i < 30; ++i) {
+      pods.push_back(std::make_shared<const api::Pod>(
+          RandomPod(rng, "p" + std::to_string(i), "node" + std::to_string(pick(12)), /*tier=*/false)));
+    }
+    Env env(nodes, pods);
+    const auto incoming = [&](const std::string& zone_key, const std::string& host_key, int skew) {
+      return PodBuilder("incoming")
+          .Label("app", "a0")
+          .SpreadConstraint(skew, zone_key, kDNS, LabelsSelector({{"app", "a0"}}))
+          .SpreadConstraint(skew, host_key, kDNS, LabelsSelector({{"app", "a0"}}))
+          .Obj();
+    };
+    const int skew = 1 + pick(2);
+    const api::PodPtr well_known = incoming(kZone, kHost, skew), copies = incoming("zone-copy", "host-copy", skew);
+    CycleState a, b;
+    PreFilterResult result;
+    ASSERT_TRUE(env.pl.PreFilter(a, *well_known, result).IsSuccess());
+    ASSERT_TRUE(env.pl.PreFilter(b, *copies, result).IsSuccess());
+    const auto expect_same = [&](const CycleState& sa, const CycleState& sb, const cache::NodeInfo& node) {
+      Status x = env.pl.Filter(sa, *well_known, node), y = env.pl.Filter(sb, *copies, node);
+      EXPECT_EQ(x.code(), y.code()) << node.name() << ": " << x.ToString() << " / " << y.ToString();
+    };
+    for (const cache::NodeInfoPtr& info : env.handle.Snapshot().List()) expect_same(a, b, *info);
+
+    // A node outside the snapshot, in a zone no node had, gets a pod (AddPod on clones).
+    const std::string zone = "z-new" + std::to_string(round);
+    auto outside = std::make_shared<cache::NodeInfo>(
+        NodeBuilder("outside").Hostname().Label("host-copy", "outside").Label(kZone, zone).Label("zone-copy", zone).Obj());
+    std::unique_ptr<CycleState> ca = a.Clone(), cb = b.Clone();
+    cache::PodEntry added{PodBuilder("added").Node("outside").Label("app", "a0").Obj()};
+    for (int k = 0; k < 1 + pick(3); ++k) {
+      ASSERT_TRUE(env.pl.Extensions()->AddPod(*ca, *well_known, added, *outside).IsSuccess());
+      ASSERT_TRUE(env.pl.Extensions()->AddPod(*cb, *copies, added, *outside).IsSuccess());
+    }
+    expect_same(*ca, *cb, *outside);
+    for (const cache::NodeInfoPtr& info : env.handle.Snapshot().List()) expect_same(*ca, *cb, *info);
   }
 }
 

@@ -55,31 +55,48 @@ Status PodTopologySpread::PreScore(CycleState& state, const api::Pod& pod,
   s->nodes_base = nodes.data();
   s->nodes.reserve(nodes.size());
   s->node_domains.assign(nodes.size() * num_constraints, DomainCounts::kNone);
+  std::vector<std::vector<int32_t>> by_zone_id(num_constraints);  // see DomainCounts::InternZone
   for (size_t j = 0; j < nodes.size(); ++j) {
-    s->nodes.push_back(nodes[j].get());
-    const api::Node* node = nodes[j]->node();
-    if (node == nullptr) continue;
-    if (require_all_topologies && !NodeLabelsMatchSpreadConstraints(node->metadata.labels, cs)) {
-      s->ignored_nodes.insert(node->Name());  // scores 0: no domain recorded
+    const cache::NodeInfo& info = *nodes[j];
+    s->nodes.push_back(&info);
+    if (info.node() == nullptr) continue;
+    if (require_all_topologies && !NodeLabelsMatchSpreadConstraints(info, cs)) {
+      s->ignored_nodes.insert(info.node()->Name());  // scores 0: no domain recorded
       continue;
     }
     int32_t* domains = &s->node_domains[j * num_constraints];
     for (size_t i = 0; i < num_constraints; ++i) {
-      const std::string* value = node->metadata.labels.Get(cs[i].topology_key);
+      const std::string* value = cs[i].NodeValue(info);
       // Per-node counts (hostname) are computed in Score.
-      if (cs[i].topology_key == kLabelHostname) {
+      if (cs[i].is_hostname()) {
         if (value != nullptr) domains[i] = PreScoreState::kHasKey;
         continue;
       }
       // A node without the key adds the "" domain (it counts towards the topology's size)
       // but scores nothing for it.
-      const int32_t d = s->domains[i].Intern(value != nullptr ? std::string_view(*value) : std::string_view());
-      if (value != nullptr) domains[i] = d;
+      if (value == nullptr) {
+        s->domains[i].Intern(std::string_view());
+      } else if (cs[i].key_kind == KeyKind::kZone) {
+        domains[i] = s->domains[i].InternZone(*value, info.zone_id(), by_zone_id[i]);
+      } else {
+        domains[i] = s->domains[i].Intern(*value);
+      }
+    }
+  }
+  s->selected_groups.resize(cs.size());
+  for (size_t i = 0; i < cs.size(); ++i) {
+    const Constraint& c = cs[i];
+    if (!c.is_hostname() || !c.selector.has_value() || c.selector->Empty()) continue;
+    s->groups = &handle_.Snapshot().PodGroups();
+    std::span<cache::PodGroup* const> groups = s->groups->groups();
+    s->selected_groups[i].resize(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      s->selected_groups[i][g] = SelectsPodGroup(c, *groups[g], pod.metadata.namespace_) ? 1 : 0;
     }
   }
   s->normalizing_weights.resize(cs.size());
   for (size_t i = 0; i < cs.size(); ++i) {
-    size_t size = cs[i].topology_key == kLabelHostname ? nodes.size() - s->ignored_nodes.size() : s->domains[i].size();
+    size_t size = cs[i].is_hostname() ? nodes.size() - s->ignored_nodes.size() : s->domains[i].size();
     s->normalizing_weights[i] = TopologyNormalizingWeight(size);
   }
 
@@ -91,15 +108,14 @@ Status PodTopologySpread::PreScore(CycleState& state, const api::Pod& pod,
   for (const cache::NodeInfoPtr& info : all_nodes) {
     const api::Node* node = info->node();
     if (node == nullptr) continue;
-    const api::StringMap& labels = node->metadata.labels;
-    if (require_all_topologies && !NodeLabelsMatchSpreadConstraints(labels, cs)) continue;
+    if (require_all_topologies && !NodeLabelsMatchSpreadConstraints(*info, cs)) continue;
     NodeInclusion inclusion(pod, *node, affinity);
     for (size_t i = 0; i < cs.size(); ++i) {
       const Constraint& c = cs[i];
       if (!inclusion.Matches(c)) continue;
-      const std::string* value = labels.Get(c.topology_key);
+      const std::string* value = c.NodeValue(*info);
       // Only domains of feasible nodes are counted (never hostname ones, see above).
-      int32_t d = c.topology_key == kLabelHostname
+      int32_t d = c.is_hostname()
                       ? DomainCounts::kNone
                       : s->domains[i].Find(value != nullptr ? std::string_view(*value) : std::string_view());
       if (d == DomainCounts::kNone) continue;
@@ -122,13 +138,29 @@ bool PodTopologySpread::CountFromPodGroups(const api::Pod& pod, const api::Requi
   if (!EveryNodeIncluded(cs, affinity)) return false;
   for (size_t i = 0; i < cs.size(); ++i) {
     // Hostname counts are Score's.
-    if (cs[i].topology_key == kLabelHostname) continue;
+    if (cs[i].is_hostname()) continue;
     CountPodGroups(handle_.Snapshot(), cs[i], pod.metadata.namespace_, /*missing_key_is_empty=*/true, s.domains[i]);
   }
   return true;
 }
 
 namespace {
+
+// The pods of `node` that hostname constraint i selects (upstream scoring.go Score's
+// countPodsMatchSelector over the node's pods): a pod of the snapshot's pod groups counts
+// as PreScore found its group, any other pod is matched here.
+int64_t CountNodePods(const PreScoreState& s, size_t i, const api::Pod& pod, const cache::NodeInfo& node) {
+  const Constraint& c = (*s.constraints)[i];
+  const std::vector<uint8_t>& selected = s.selected_groups[i];
+  if (!c.selector.has_value() || c.selector->Empty()) return 0;
+  int64_t n = 0;
+  for (const cache::PodEntry& e : node.pods()) {
+    const cache::PodGroup* g = s.groups != nullptr ? s.groups->GroupOf(e.pod.get()) : nullptr;
+    if (g != nullptr && g->all_index < selected.size()) n += selected[g->all_index];
+    else n += SelectorCountsPod(c, *e.pod, pod.metadata.namespace_) ? 1 : 0;
+  }
+  return n;
+}
 
 // upstream scoring.go Score: the sum over constraints of the node's domain count times
 // the topology's weight, plus maxSkew-1; rounded. `domain_of(i)` is the node's domain
@@ -142,7 +174,7 @@ int64_t SumScores(const PreScoreState& s, const api::Pod& pod, const cache::Node
     const Constraint& c = cs[i];
     const int32_t d = domain_of(i);
     if (d == DomainCounts::kNone) continue;
-    const int64_t count = d == PreScoreState::kHasKey       ? CountPodsMatchSelector(node.pods(), c, pod.metadata.namespace_)
+    const int64_t count = d == PreScoreState::kHasKey       ? CountNodePods(s, i, pod, node)
                           : d == PreScoreState::kUnseenValue ? 0
                                                              : s.domains[i].count(d);
     sum += ScoreForCount(count, c.max_skew, s.normalizing_weights[i]);
@@ -160,9 +192,9 @@ Status ScoreFromLabels(const PreScoreState* s, const api::Pod& pod, const cache:
   if (!s->ignored_nodes.empty() && s->ignored_nodes.contains(std::string_view(n->Name()))) return Status::Success();
   const Constraints& cs = *s->constraints;
   score = SumScores(*s, pod, node, [&](size_t i) {
-    const std::string* value = n->metadata.labels.Get(cs[i].topology_key);
+    const std::string* value = cs[i].NodeValue(node);
     if (value == nullptr) return DomainCounts::kNone;
-    if (cs[i].topology_key == kLabelHostname) return PreScoreState::kHasKey;
+    if (cs[i].is_hostname()) return PreScoreState::kHasKey;
     const int32_t d = s->domains[i].Find(*value);
     return d != DomainCounts::kNone ? d : PreScoreState::kUnseenValue;
   });

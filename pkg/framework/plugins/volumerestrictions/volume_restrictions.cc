@@ -176,11 +176,11 @@ Status VolumeRestrictions::RemovePod(CycleState& state, const api::Pod& /*pod_to
 
 Status VolumeRestrictions::Filter(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node) const {
   if (!SatisfiesVolumeConflicts(pod, node.pods(), [](const cache::PodEntry& e) -> const api::Pod& { return *e.pod; })) {
-    return Status::Constant(Code::kUnschedulable, kErrReasonDiskConflict);
+    return Status::Constant<kErrReasonDiskConflict>(Code::kUnschedulable);
   }
   const auto* s = state.Read<PreFilterState>(kPreFilterStateKey);
   if (s == nullptr) return Status::Error("cannot read \"PreFilterVolumeRestrictions\" from cycleState");
-  if (s->conflicting_refs > 0) return Status::Constant(Code::kUnschedulable, kErrReasonReadWriteOncePodConflict);
+  if (s->conflicting_refs > 0) return Status::Constant<kErrReasonReadWriteOncePodConflict>(Code::kUnschedulable);
   return Status::Success();
 }
 

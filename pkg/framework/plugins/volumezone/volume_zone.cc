@@ -138,7 +138,7 @@ Status VolumeZone::Filter(const CycleState& state, const api::Pod& pod, const ca
     const std::string* value = labels.Get(t.key);
     if (value == nullptr) value = labels.Get(ToGALabel(t.key));
     if (value == nullptr || !t.values.contains(*value)) {
-      return Status::Constant(Code::kUnschedulableAndUnresolvable, kErrReasonConflict);
+      return Status::Constant<kErrReasonConflict>(Code::kUnschedulableAndUnresolvable);
     }
   }
   return Status::Success();
