@@ -139,7 +139,8 @@ TEST(StatusTest, CopiesAndMovesKeepOwnAndSharedText) {
   EXPECT_EQ(moved.plugin(), "Q");
   copy = moved;  // assigning to a moved-from status
   EXPECT_EQ(copy, moved);
-  copy = copy;  // NOLINT: self-assignment keeps the status
+  const Status& self = copy;
+  copy = self;  // self-assignment keeps the status
   EXPECT_EQ(copy.Message(), "boom, more");
 
   Status shared = Status::Constant(Code::kUnschedulable, "Insufficient cpu").WithPluginName("NodeResourcesFit");
