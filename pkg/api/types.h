@@ -56,6 +56,14 @@ class StringMap {
 
 // ---- metadata ---------------------------------------------------------------------------
 
+// Well-known node (and PersistentVolume) labels (upstream v1.LabelHostname,
+// v1.LabelTopologyZone, ...).
+inline constexpr std::string_view kLabelHostname = "kubernetes.io/hostname";
+inline constexpr std::string_view kLabelTopologyZone = "topology.kubernetes.io/zone";
+inline constexpr std::string_view kLabelTopologyRegion = "topology.kubernetes.io/region";
+inline constexpr std::string_view kLabelFailureDomainBetaZone = "failure-domain.beta.kubernetes.io/zone";
+inline constexpr std::string_view kLabelFailureDomainBetaRegion = "failure-domain.beta.kubernetes.io/region";
+
 struct OwnerReference {
   std::string api_version, kind, name, uid;
   bool controller = false;

@@ -119,8 +119,8 @@ std::string PodCacheKey(const api::Pod& pod);
 // PodCacheKey(a) == PodCacheKey(b), without building the keys.
 bool SamePodKey(const api::Pod& a, const api::Pod& b);
 
-inline constexpr std::string_view kLabelHostname = "kubernetes.io/hostname";
-inline constexpr std::string_view kLabelTopologyZone = "topology.kubernetes.io/zone";
+using api::kLabelHostname;
+using api::kLabelTopologyZone;
 
 // A topology.kubernetes.io/zone value's id in this process: dense from 0 in the order
 // values are first seen, never reused (a cluster has few zones). A plugin that numbers

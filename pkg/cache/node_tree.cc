@@ -7,7 +7,7 @@
 namespace ksched::cache {
 namespace {
 
-std::string LabelOr(const api::StringMap& labels, const char* preferred, const char* fallback) {
+std::string LabelOr(const api::StringMap& labels, std::string_view preferred, std::string_view fallback) {
   if (const std::string* v = labels.Get(preferred)) return *v;
   if (const std::string* v = labels.Get(fallback)) return *v;
   return "";
@@ -17,9 +17,8 @@ std::string LabelOr(const api::StringMap& labels, const char* preferred, const c
 
 std::string ZoneKey(const api::Node& node) {
   const api::StringMap& labels = node.metadata.labels;
-  std::string zone = LabelOr(labels, "topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone");
-  std::string region =
-      LabelOr(labels, "topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region");
+  std::string zone = LabelOr(labels, api::kLabelTopologyZone, api::kLabelFailureDomainBetaZone);
+  std::string region = LabelOr(labels, api::kLabelTopologyRegion, api::kLabelFailureDomainBetaRegion);
   if (region.empty() && zone.empty()) return "";
   // A NUL between the parts keeps "a:" + "b" and "a" + ":b" apart, as upstream does.
   std::string key = std::move(region);

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/types.h"
 #include "pkg/util/status.h"
 
 namespace ksched::framework::plugins::helper {
@@ -19,11 +20,11 @@ std::string ClaimNotFound(std::string_view name);
 std::string VolumeNotFound(std::string_view name);
 std::string StorageClassNotFound(std::string_view name);
 
-// Node and PersistentVolume topology labels (upstream v1.LabelTopologyZone, ...).
-inline constexpr std::string_view kLabelTopologyZone = "topology.kubernetes.io/zone";
-inline constexpr std::string_view kLabelTopologyRegion = "topology.kubernetes.io/region";
-inline constexpr std::string_view kLabelFailureDomainBetaZone = "failure-domain.beta.kubernetes.io/zone";
-inline constexpr std::string_view kLabelFailureDomainBetaRegion = "failure-domain.beta.kubernetes.io/region";
+// Node and PersistentVolume topology labels (pkg/api/types.h).
+using api::kLabelFailureDomainBetaRegion;
+using api::kLabelFailureDomainBetaZone;
+using api::kLabelTopologyRegion;
+using api::kLabelTopologyZone;
 
 // The pieces of a multi-zone label value split at "__", as they are (upstream
 // strings.Split with volumehelpers' delimiter): "a__b" -> {"a", "b"}, "" -> {""}.

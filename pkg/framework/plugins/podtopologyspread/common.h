@@ -29,8 +29,8 @@ inline constexpr std::string_view kErrReasonNodeLabelNotMatch =
     "node(s) didn't match pod topology spread constraints (missing required label)";
 inline constexpr std::string_view kPreFilterStateKey = "PreFilterPodTopologySpread";
 inline constexpr std::string_view kPreScoreStateKey = "PreScorePodTopologySpread";
-using cache::kLabelHostname;
-using cache::kLabelTopologyZone;
+using api::kLabelHostname;
+using api::kLabelTopologyZone;
 
 // Which of the labels a NodeInfo keeps found a constraint's topology key is.
 enum class KeyKind : uint8_t { kOther, kHostname, kZone };
