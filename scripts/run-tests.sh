@@ -84,6 +84,8 @@ run_one() { # title pass-line command...
   fi
   rm -f "$log"
 }
+# Code, tests and docs refer to no work sessions or own tracker numbers (every run, not only CI).
+run_one "process references" "process-refs: PASS" bash "$ROOT/scripts/check-process-refs.sh" "$ROOT"
 # In CI, the chaos benchmark (scripts/bench-chaos.sh: apiserver and leader killed while two
 # replicas schedule an exactly full cluster) runs once on the main build: one pass or fail.
 if [ "${CI:-}" = true ] && [ "${CI_CHAOS:-1}" != 0 ]; then

@@ -392,7 +392,7 @@ int Main(int argc, char** argv) {
   const int parallelism =
       ParseFlag(argc, argv, "--parallelism", std::min(config::KubeSchedulerConfiguration{}.parallelism, cores));
   // How long a Filter/Score job runs on the caller alone before sleeping workers are
-  // woken (0: at once, as before session 15).
+  // woken (0: wake them with every job).
   const int wake_after_us = ParseFlag(argc, argv, "--wake-after-us",
                                       static_cast<int>(framework::runtime::Parallelizer::kWakeAfter.count()));
   framework::runtime::Parallelizer parallelizer(parallelism, std::chrono::microseconds(wake_after_us));

@@ -453,7 +453,7 @@ TEST(DashboardTest, EveryQueriedMetricAndLabelIsExported) {
     EXPECT_THAT(Missing(q, scrape), IsEmpty()) << dq.where << ": " << dq.expr;
     for (const Selector& sel : q.selectors) families.insert(FamilyOf(scrape, sel.series));
   }
-  // What issue #17 asks the dashboard to show (upstream kube-scheduler's names, plus
+  // The metric families the dashboard must show (upstream kube-scheduler's names, plus
   // ksched's stuck pods); a dropped panel fails here.
   for (const char* family :
        {"scheduler_schedule_attempts_total", "scheduler_scheduling_attempt_duration_seconds",

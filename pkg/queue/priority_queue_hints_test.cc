@@ -1,5 +1,5 @@
 // Queueing hints (upstream scheduling_queue.go with SchedulerQueueingHints on): in-flight
-// event replay, error vs unschedulable, PreEnqueue gating and metrics (issue 4 items 7, 9-12).
+// event replay, error vs unschedulable, PreEnqueue gating and the queue's metrics.
 #include <gtest/gtest.h>
 
 #include <map>

@@ -100,7 +100,7 @@ int Bound(const std::vector<api::PodPtr>& pods, const std::string& ns) {
   return n;
 }
 
-// The scenario: four 1-CPU nodes full of 900m low-priority pods; one 900m
+// The basic preemption case: four 1-CPU nodes full of 900m low-priority pods; one 900m
 // high-priority pod evicts exactly one of them, is nominated, and is bound there.
 TEST(PreemptionIntegrationTest, FourFullNodesOneVictim) {
   auto c = AdminClient();

@@ -84,7 +84,7 @@ TEST(ManifestsIntegrationTest, EveryObjectPassesServerSideDryRun) {
     EXPECT_NE(r->body.find("\"name\":\"" + obj.name + "\""), std::string::npos) << obj.Describe();
     kinds.insert(obj.kind);
   }
-  // What issue #6 asks manifests/ to contain; a file that vanishes fails here.
+  // The kinds a deployment needs from manifests/; a file that vanishes fails here.
   for (const char* kind : {"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ConfigMap",
                            "Deployment", "Pod"}) {
     EXPECT_GE(kinds.count(kind), 1u) << kind;

@@ -25,7 +25,7 @@ class BalancedAllocation final : public PreScorePlugin, public ScorePlugin {
   std::string_view Name() const override { return kName; }
 
   // Skip for a best-effort pod (no request for any configured resource): balancing on
-  // zero requests would pile such pods onto one node (upstream issue 129138).
+  // zero requests would pile such pods onto one node (kubernetes #129138).
   Status PreScore(CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes) override;
   Status Score(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node,
                int64_t& score) const override;
