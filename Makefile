@@ -6,11 +6,10 @@ BUILD_FUZZ ?= build-fuzz
 BUILD_TSAN ?= build-tsan
 BUILD_RELEASE ?= build-release
 # The thread-heavy modules' unit tests, run under ThreadSanitizer by `make test`: the
-# queue, cache, informers and API client, scheduler, leader election, framework runtime
-# (parallelizer, waiting pods), util (worker pool, clock) and metrics. (The secure
-# server's tests are left out: cpprestsdk's threads are not instrumented, so TSan
-# reports its internal synchronisation.)
-TSAN_TARGETS ?= queue_test cache_test informers_unit_test scheduler_test event_queue_test leaderelection_test framework_runtime_test util_test metrics_test decision_log_test volumebinding_test
+# queue, cache, API client, informers, scheduler, leader election, framework runtime
+# (parallelizer, waiting pods), util (worker pool, clock), metrics and the secure server
+# (its epoll thread, handler pools and answer queue).
+TSAN_TARGETS ?= queue_test cache_test client_unit_test informers_unit_test scheduler_test event_queue_test leaderelection_test framework_runtime_test util_test metrics_test decision_log_test volumebinding_test server_test
 FUZZ_SECONDS ?= 60
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
@@ -25,8 +24,11 @@ all: build
 deps:
 	bash scripts/install-deps.sh
 
+# Every Kubernetes binary the tests run, in one Go invocation: kube-apiserver,
+# kube-scheduler and kube-controller-manager, and in CI kubelet and kubectl too (for
+# scripts/e2e-deploy.sh), so a clean machine pays for one Go build, not two.
 control-plane: deps
-	bash tests/e2e/control-plane.sh build >/dev/null
+	KSCHED_K8S_EXTRA="$(if $(filter true,$(CI)),kubelet kubectl,)" bash scripts/control-plane.sh build >/dev/null
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
@@ -56,7 +58,7 @@ build-release: deps
 # Everything: unit + integration tests (real etcd + kube-apiserver), the unit tests again
 # under ASan/UBSan, and the thread-heavy ones under TSan. Prints "N passed, N failed".
 test: control-plane build build-release build-asan build-tsan
-	bash scripts/run-tests.sh $(BUILD) $(BUILD_SAN) $(BUILD_TSAN)
+	KSCHED_PREBUILT=$(abspath $(BUILD_RELEASE))/cmd/ksched/ksched bash scripts/run-tests.sh $(BUILD) $(BUILD_SAN) $(BUILD_TSAN)
 
 test-unit: build
 	cd $(BUILD) && ctest -L unit --output-on-failure -j$(JOBS)
@@ -70,8 +72,18 @@ fuzz: deps
 
 # The demo runs only $(BUILD)/cmd/ksched/ksched (scripts/demo.sh), so it builds just that
 # target and its libraries, not every test and benchmark (`make build` does those).
-demo: control-plane $(BUILD)/CMakeCache.txt
-	cmake --build $(BUILD) -j$(JOBS) --target ksched
+# It needs kube-apiserver alone, so only that is built (the tests build the rest). A
+# line per stage says what it does and, once done, how long it took.
+demo: deps
+	@t=$$SECONDS; echo "demo: [1/3] kube-apiserver 1.20.2 (the first run builds it from Debian's source package: about 7 min on 2 cores; cached after)"; \
+	  KSCHED_K8S_BINARIES=kube-apiserver bash scripts/control-plane.sh build >/dev/null && \
+	  echo "demo: [1/3] kube-apiserver ready ($$((SECONDS - t)) s)"
+	@t=$$SECONDS; echo "demo: [2/3] ksched (the first build compiles the scheduler alone: about 10 min on 2 cores; ccache after)"; \
+	  { [ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null; } && \
+	  { cmake --build $(BUILD) -j$(JOBS) --target ksched > $(BUILD)/demo-build.log 2>&1 || \
+	    { tail -40 $(BUILD)/demo-build.log; echo "demo: building ksched failed (log: $(BUILD)/demo-build.log)"; exit 1; }; } && \
+	  echo "demo: [2/3] ksched built ($$((SECONDS - t)) s)"
+	@echo "demo: [3/3] control plane, ksched, sample nodes and pods"
 	bash scripts/demo.sh $(BUILD)
 
 # The container image without a registry or Docker engine (scripts/build-image.sh):

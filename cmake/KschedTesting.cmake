@@ -3,7 +3,7 @@ include(GoogleTest)
 # ksched_test(<name> SOURCES a.cc b.cc LIBS ksched_x [INTEGRATION [SANITIZED]])
 #   Unit tests carry the ctest label "unit" and run under the sanitizers in CI.
 #   Integration tests (label "integration") start a real etcd + kube-apiserver through
-#   tests/e2e/control_plane.h; they are skipped in KSCHED_UNIT_TESTS_ONLY builds unless
+#   tests/harness/control_plane.h; they are skipped in KSCHED_UNIT_TESTS_ONLY builds unless
 #   SANITIZED (label "sanitized" too: CI runs them under the sanitizers as well).
 function(ksched_test name)
   cmake_parse_arguments(T "INTEGRATION;SANITIZED" "" "SOURCES;LIBS" ${ARGN})

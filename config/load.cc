@@ -1,5 +1,7 @@
 #include "config/load.h"
 
+#include <sys/stat.h>
+
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
@@ -93,6 +95,13 @@ StatusOr<KubeSchedulerConfiguration> Load(std::string_view yaml) {
 StatusOr<KubeSchedulerConfiguration> LoadConfigFromString(std::string_view yaml) { return Load(yaml); }
 
 StatusOr<KubeSchedulerConfiguration> LoadConfigFile(const std::string& path) {
+  // Only a regular file (or a link to one) is read: opening a FIFO would block until
+  // something writes to it, and a directory or device is no config either.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return InvalidArgument("failed to read config file " + GoQuote(path) + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return InvalidArgument("failed to read config file " + GoQuote(path) + ": not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return InvalidArgument("failed to read config file " + GoQuote(path) + ": " + std::strerror(errno));
   std::string data;

@@ -1,6 +1,7 @@
 #include "informers/cluster_lister.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "pkg/api/json.h"
 #include "pkg/util/log.h"
@@ -42,29 +43,37 @@ std::optional<api::DisruptionBudgetPtr> MakeBudget(const api::PodDisruptionBudge
 
 }  // namespace
 
-std::optional<std::string> DisruptionBudgetPath(ApiClient& client) {
+std::optional<std::string> DisruptionBudgetPath(client::ApiClient& client, const DiscoveryRetry& retry) {
   constexpr char kV1[] = "/apis/policy/v1/poddisruptionbudgets";
   constexpr char kV1beta1[] = "/apis/policy/v1beta1/poddisruptionbudgets";
-  auto response = client.Do({.path = "/apis/policy"});
-  if (!response.ok() && response.status().code() == StatusCode::kNotFound) {
-    KLOG(WARNING) << "the API server has no policy API group: PodDisruptionBudgets are not watched, "
-                     "and preemption sees none";
-    return std::nullopt;
+  auto delay = retry.initial;
+  for (int attempt = 1;; ++attempt) {
+    auto response = client.Do({.path = "/apis/policy"});
+    if (!response.ok() && response.status().code() == StatusCode::kNotFound) {
+      KLOG(WARNING) << "the API server has no policy API group: PodDisruptionBudgets are not watched, "
+                       "and preemption sees none";
+      return std::nullopt;
+    }
+    api::JsonParser parser;
+    StatusOr<std::vector<std::string>> versions =
+        response.ok() ? api::DecodeApiGroupVersions(parser, response->body) : response.status();
+    if (versions.ok()) {
+      auto served = [&](std::string_view v) {
+        return std::find(versions->begin(), versions->end(), v) != versions->end();
+      };
+      if (served("policy/v1")) return kV1;
+      if (served("policy/v1beta1")) return kV1beta1;
+      KLOG(WARNING) << "the API server serves neither policy/v1 nor policy/v1beta1: PodDisruptionBudgets are not "
+                       "watched, and preemption sees none";
+      return std::nullopt;
+    }
+    Status failed = versions.status().WithContext("discovering the policy API group (GET /apis/policy)");
+    if (retry.on_failure) retry.on_failure(failed);
+    KLOG(WARNING) << failed.message() << "; attempt " << attempt << ", asking again in " << delay.count() << "ms";
+    const bool go_on = retry.wait ? retry.wait(delay) : (std::this_thread::sleep_for(delay), true);
+    if (!go_on) return std::nullopt;
+    delay = std::min(delay * 2, retry.max);
   }
-  api::JsonParser parser;
-  StatusOr<std::vector<std::string>> versions =
-      response.ok() ? api::DecodeApiGroupVersions(parser, response->body) : response.status();
-  if (!versions.ok()) {
-    KLOG(WARNING) << "discovering the policy API group's versions: " << versions.status().message()
-                  << "; watching PodDisruptionBudgets at " << kV1;
-    return kV1;
-  }
-  auto served = [&](std::string_view v) { return std::find(versions->begin(), versions->end(), v) != versions->end(); };
-  if (served("policy/v1")) return kV1;
-  if (served("policy/v1beta1")) return kV1beta1;
-  KLOG(WARNING) << "the API server serves neither policy/v1 nor policy/v1beta1: PodDisruptionBudgets are not "
-                   "watched, and preemption sees none";
-  return std::nullopt;
 }
 
 // Parsed here, on the informer's thread, so DefaultSpreadSelector never parses. As
@@ -201,7 +210,7 @@ std::vector<api::DisruptionBudgetPtr> ClusterIndex::DisruptionBudgets(std::strin
   return out;
 }
 
-ClusterListers::ClusterListers(ApiClient& client, const InformerOptions& options)
+ClusterListers::ClusterListers(client::ApiClient& client, const InformerOptions& options)
     : client_(client),
       options_(options),
       namespaces_(client, "/api/v1/namespaces", options),
@@ -218,7 +227,11 @@ ClusterListers::ClusterListers(ApiClient& client, const InformerOptions& options
 }
 
 void ClusterListers::Start() {
-  if (auto path = DisruptionBudgetPath(client_)) {
+  DiscoveryRetry retry{.on_failure = [this](const Status& s) {
+    MutexLock lock(discovery_mu_);
+    discovery_error_ = s;
+  }};
+  if (auto path = DisruptionBudgetPath(client_, retry)) {
     budgets_ = std::make_unique<DisruptionBudgetInformer>(client_, std::move(*path), options_);
     budgets_->AddHandler(&budget_feeder_);
   }
@@ -247,6 +260,22 @@ bool ClusterListers::HasSynced() const {
   return started_.load(std::memory_order_acquire) && namespaces_.HasSynced() && services_.HasSynced() &&
          controllers_.HasSynced() && replica_sets_.HasSynced() && stateful_sets_.HasSynced() &&
          (!budgets_ || budgets_->HasSynced()) && storage_.HasSynced();
+}
+
+Status ClusterListers::SyncStatus() const {
+  if (!started_.load(std::memory_order_acquire)) {
+    MutexLock lock(discovery_mu_);
+    if (!discovery_error_.ok()) return Status(StatusCode::kUnavailable, discovery_error_.message());
+    return Status(StatusCode::kUnavailable, "discovering the policy API group");
+  }
+  for (Status s : {SyncStatusOf(namespaces_), SyncStatusOf(services_), SyncStatusOf(controllers_),
+                   SyncStatusOf(replica_sets_), SyncStatusOf(stateful_sets_)}) {
+    if (!s.ok()) return s;
+  }
+  if (budgets_) {
+    if (Status s = SyncStatusOf(*budgets_); !s.ok()) return s;
+  }
+  return storage_.SyncStatus();
 }
 
 bool ClusterListers::WaitForSync(std::chrono::milliseconds timeout) const {

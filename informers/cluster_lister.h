@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -97,19 +98,33 @@ class IndexFeeder final : public EventHandler<T> {
   ClusterIndex& index_;
 };
 
+// How DisruptionBudgetPath retries a discovery that got no answer.
+struct DiscoveryRetry {
+  std::chrono::milliseconds initial{500};
+  std::chrono::milliseconds max{30000};
+  // Told each failure before the wait (the first is logged as a warning, later ones too,
+  // with the wait): ClusterListers shows the last one in SyncStatus.
+  std::function<void(const Status&)> on_failure;
+  // Waits `d` (default: sleeps); returns false to give up (then: no budgets).
+  std::function<bool(std::chrono::milliseconds d)> wait;
+};
+
 // The collection PodDisruptionBudgets are watched at, by API discovery (GET /apis/policy):
 // policy/v1 when the server serves it (Kubernetes 1.21 on), else policy/v1beta1. nullopt
 // when the server has no policy group (404) or serves neither version: then there are no
-// budgets. When discovery fails otherwise, policy/v1 (served by every supported
-// Kubernetes release) after a warning.
-std::optional<std::string> DisruptionBudgetPath(ApiClient& client);
+// budgets. Any other outcome (403 while the server's RBAC warms up after a restart, 5xx,
+// no connection, an unreadable document) decides nothing: discovery is asked again with
+// backoff until the server answers, as upstream's discovery-backed informers wait. A
+// guess taken on a transient error would be permanent: a 1.20 server answers NotFound
+// for policy/v1 for ever, and the budget informer would never sync.
+std::optional<std::string> DisruptionBudgetPath(client::ApiClient& client, const DiscoveryRetry& retry = {});
 
 // The six informers (cluster-wide, as kube-scheduler's shared informer factory) and the
 // index they feed, plus the storage informers (storage_lister.h). The lookups answer from whatever has been delivered so far; wait for
 // WaitForSync before scheduling so they reflect the whole cluster.
 class ClusterListers final : public api::ClusterLister {
  public:
-  explicit ClusterListers(ApiClient& client, const InformerOptions& options = {});
+  explicit ClusterListers(client::ApiClient& client, const InformerOptions& options = {});
   ClusterListers(const ClusterListers&) = delete;
   ClusterListers& operator=(const ClusterListers&) = delete;
 
@@ -121,6 +136,9 @@ class ClusterListers final : public api::ClusterLister {
   bool HasSynced() const;
   // Blocks until HasSynced() or `timeout` (real time, for all informers together) passes.
   bool WaitForSync(std::chrono::milliseconds timeout) const;
+  // OK once synced; otherwise what is missing and why: discovery still failing, or the
+  // first informer that has not synced with its last error.
+  Status SyncStatus() const;
 
   std::optional<api::StringMap> NamespaceLabels(std::string_view name) const override {
     return index_.NamespaceLabels(name);
@@ -160,7 +178,7 @@ class ClusterListers final : public api::ClusterLister {
   IndexFeeder<api::StatefulSet> stateful_set_feeder_{index_};
   IndexFeeder<api::PodDisruptionBudget> budget_feeder_{index_};
 
-  ApiClient& client_;
+  client::ApiClient& client_;
   const InformerOptions options_;
   NamespaceInformer namespaces_;
   ServiceInformer services_;
@@ -170,6 +188,8 @@ class ClusterListers final : public api::ClusterLister {
   // Set by Start() (when the server serves policy) before it publishes started_.
   std::unique_ptr<DisruptionBudgetInformer> budgets_;
   std::atomic<bool> started_{false};
+  mutable Mutex discovery_mu_;
+  Status discovery_error_ GUARDED_BY(discovery_mu_);  // the last failed discovery while Start() retries
   StorageListers storage_;
 };
 

@@ -8,10 +8,10 @@
 #include <set>
 
 #include "informers/cluster_lister.h"
-#include "informers/curl_client.h"
-#include "informers/rest_config.h"
-#include "tests/e2e/api_helpers.h"
-#include "tests/e2e/control_plane.h"
+#include "pkg/client/curl_client.h"
+#include "pkg/client/rest_config.h"
+#include "tests/harness/api_helpers.h"
+#include "tests/harness/control_plane.h"
 #include "tests/fakes/event_log.h"
 
 namespace ksched::informers {
@@ -26,20 +26,20 @@ using ksched::testing::ControlPlane;
 
 using ksched::testing::AdminClient;
 
-void Post(ApiClient& c, const std::string& path, const std::string& body) {
-  auto r = c.Do({.verb = Verb::kPost, .path = path, .body = body});
+void Post(client::ApiClient& c, const std::string& path, const std::string& body) {
+  auto r = c.Do({.verb = client::Verb::kPost, .path = path, .body = body});
   ASSERT_TRUE(r.ok()) << path << ": " << r.status().ToString();
 }
 
-void MergePatch(ApiClient& c, const std::string& path, const std::string& body) {
-  auto r = c.Do({.verb = Verb::kPatch, .path = path, .body = body, .content_type = std::string(kContentMergePatch)});
+void MergePatch(client::ApiClient& c, const std::string& path, const std::string& body) {
+  auto r = c.Do({.verb = client::Verb::kPatch, .path = path, .body = body, .content_type = std::string(client::kContentMergePatch)});
   ASSERT_TRUE(r.ok()) << path << ": " << r.status().ToString();
 }
 
 // Background propagation: an RC's default is to orphan its pods, which holds the RC
 // behind a finalizer until the garbage collector (not running here) removes it.
-void Delete(ApiClient& c, const std::string& path) {
-  auto r = c.Do({.verb = Verb::kDelete, .path = path + "?propagationPolicy=Background"});
+void Delete(client::ApiClient& c, const std::string& path) {
+  auto r = c.Do({.verb = client::Verb::kDelete, .path = path + "?propagationPolicy=Background"});
   ASSERT_TRUE(r.ok()) << path << ": " << r.status().ToString();
 }
 

@@ -12,7 +12,7 @@
 #include <set>
 #include <tuple>
 
-#include "informers/curl_client.h"
+#include "pkg/client/curl_client.h"
 #include "tests/fakes/fake_api_client.h"
 #include "tests/fakes/fake_api_server.h"
 #include "tests/fakes/fake_cluster_lister.h"
@@ -391,11 +391,11 @@ TEST(ClusterIndexTest, DisruptionBudgetsFollowInformerEvents) {
 }
 
 // GET /apis/policy decides the version: v1 when listed, else v1beta1; no budgets without
-// the group or either version; v1 when discovery fails otherwise.
+// the group or either version.
 TEST(DisruptionBudgetPathTest, ChoosesVersionByDiscovery) {
   using ksched::testing::FakeApiClient;
-  auto group = [](const std::string& versions) -> StatusOr<Response> {
-    return Response{200, R"({"kind":"APIGroup","apiVersion":"v1","name":"policy","versions":[)" + versions + "]}"};
+  auto group = [](const std::string& versions) -> StatusOr<client::Response> {
+    return client::Response{200, R"({"kind":"APIGroup","apiVersion":"v1","name":"policy","versions":[)" + versions + "]}"};
   };
   constexpr char kV1[] = R"({"groupVersion":"policy/v1","version":"v1"})";
   constexpr char kV1beta1[] = R"({"groupVersion":"policy/v1beta1","version":"v1beta1"})";
@@ -403,7 +403,7 @@ TEST(DisruptionBudgetPathTest, ChoosesVersionByDiscovery) {
   const std::string v1beta1 = "/apis/policy/v1beta1/poddisruptionbudgets";
   struct Case {
     std::string name;
-    StatusOr<Response> answer;
+    StatusOr<client::Response> answer;
     std::optional<std::string> want;
   };
   const Case cases[] = {
@@ -413,18 +413,55 @@ TEST(DisruptionBudgetPathTest, ChoosesVersionByDiscovery) {
       {"neither version", group(R"({"groupVersion":"policy/v2","version":"v2"})"), std::nullopt},
       {"no policy group", FakeApiClient::ApiError(404, "NotFound", "the server could not find the requested resource"),
        std::nullopt},
-      {"server error", FakeApiClient::ApiError(503, "ServiceUnavailable", "etcd is down"), v1},
-      {"unreadable document", Response{200, "<html>proxy</html>"}, v1},
   };
   for (const Case& tc : cases) {
     FakeApiClient api;
-    api.SetHandler([&](const Request&) { return tc.answer; });
+    api.SetHandler([&](const client::Request&) { return tc.answer; });
     EXPECT_EQ(DisruptionBudgetPath(api), tc.want) << tc.name;
     auto sent = api.Requests();
     ASSERT_EQ(sent.size(), 1u) << tc.name;
-    EXPECT_EQ(sent[0].verb, Verb::kGet);
+    EXPECT_EQ(sent[0].verb, client::Verb::kGet);
     EXPECT_EQ(sent[0].path, "/apis/policy");
   }
+}
+
+// Any other outcome decides nothing: a 403 while a restarted server's RBAC warms up, a
+// 5xx, an unreadable document. Discovery asks again, backing off, until the server
+// answers; a guess would be permanent (a 1.20 server answers NotFound for policy/v1 for
+// ever, and the budget informer would never sync).
+TEST(DisruptionBudgetPathTest, TransientFailuresAreAskedAgainUntilAnswered) {
+  using ksched::testing::FakeApiClient;
+  std::vector<StatusOr<client::Response>> answers = {
+      FakeApiClient::ApiError(403, "Forbidden", "forbidden: User \"system:kube-scheduler\" cannot get path \"/apis/policy\""),
+      FakeApiClient::ApiError(503, "ServiceUnavailable", "etcd is down"),
+      client::Response{200, "<html>proxy</html>"},
+      client::Response{200, R"({"kind":"APIGroup","name":"policy","versions":[{"groupVersion":"policy/v1beta1","version":"v1beta1"}]})"},
+  };
+  FakeApiClient api;
+  size_t next = 0;
+  api.SetHandler([&](const client::Request&) { return answers.at(next++); });
+  std::vector<std::chrono::milliseconds> waits;
+  std::vector<std::string> failures;
+  DiscoveryRetry retry{.initial = std::chrono::milliseconds(500),
+                       .max = std::chrono::milliseconds(1000),
+                       .on_failure = [&](const Status& s) { failures.push_back(s.message()); },
+                       .wait = [&](std::chrono::milliseconds d) {
+                         waits.push_back(d);
+                         return true;
+                       }};
+  EXPECT_EQ(DisruptionBudgetPath(api, retry), "/apis/policy/v1beta1/poddisruptionbudgets");
+  EXPECT_EQ(api.Count(), 4u);
+  EXPECT_EQ(waits, (std::vector<std::chrono::milliseconds>{std::chrono::milliseconds(500),
+                                                           std::chrono::milliseconds(1000),
+                                                           std::chrono::milliseconds(1000)}));
+  ASSERT_EQ(failures.size(), 3u);
+  EXPECT_NE(failures[0].find("cannot get path"), std::string::npos) << failures[0];
+  EXPECT_NE(failures[0].find("/apis/policy"), std::string::npos) << failures[0];
+
+  // Giving up (the process is stopping) watches no budgets.
+  FakeApiClient down;
+  down.SetHandler([](const client::Request&) -> StatusOr<client::Response> { return Status(StatusCode::kUnavailable, "refused"); });
+  EXPECT_EQ(DisruptionBudgetPath(down, {.wait = [](std::chrono::milliseconds) { return false; }}), std::nullopt);
 }
 
 // PersistentVolumes by class: a class change moves the volume, a delete drops it, and an
@@ -507,10 +544,10 @@ TEST(ClusterListersTest, ListsEveryResourceAndAnswersFromThem) {
     if (it == lists.end()) w.Respond(404, R"({"kind":"Status","reason":"NotFound","code":404})");
     else w.Respond(200, it->second);
   });
-  RestConfig cfg;
+  client::RestConfig cfg;
   cfg.server = server.url();
   cfg.qps = 0;
-  auto client = NewCurlApiClient(cfg);
+  auto client = client::NewCurlApiClient(cfg);
   ASSERT_TRUE(client.ok());
   InformerOptions opts;
   opts.initial_backoff = 10ms;
@@ -570,10 +607,10 @@ TEST(ClusterListersTest, NoPolicyGroupMeansNoBudgets) {
     }
     w.Respond(200, List("List", ""));
   });
-  RestConfig cfg;
+  client::RestConfig cfg;
   cfg.server = server.url();
   cfg.qps = 0;
-  auto client = NewCurlApiClient(cfg);
+  auto client = client::NewCurlApiClient(cfg);
   ASSERT_TRUE(client.ok());
   ClusterListers listers(**client);
   listers.Start();

@@ -163,7 +163,7 @@ std::string StoreKey(const api::ObjectMeta& meta) { return KeyOf(meta); }
 std::string StoreKey(const api::LeanObjectMeta& meta) { return KeyOf(meta); }
 
 template <typename T>
-Informer<T>::Informer(ApiClient& client, std::string resource_path, InformerOptions options)
+Informer<T>::Informer(client::ApiClient& client, std::string resource_path, InformerOptions options)
     : client_(client), path_(std::move(resource_path)), options_(options), clock_(*options.clock), rng_(options.seed) {}
 
 template <typename T>
@@ -278,6 +278,17 @@ std::string Informer<T>::WatchPath(int64_t timeout_seconds) const {
 }
 
 template <typename T>
+Status Informer<T>::LastListError() const {
+  ReaderMutexLock lock(store_mu_);
+  return last_list_error_;
+}
+
+template <typename T>
+std::string_view Informer<T>::Kind() const {
+  return Codec<T>::kKind;
+}
+
+template <typename T>
 void Informer<T>::Run(std::stop_token stop) {
   bool need_list = true;
   while (!stop.stop_requested()) {
@@ -287,9 +298,13 @@ void Informer<T>::Run(std::stop_token stop) {
     }
     if (need_list) {
       Status s = ListAndReplace(stop);
+      {
+        WriterMutexLock lock(store_mu_);
+        last_list_error_ = s;
+      }
       if (!s.ok()) {
         if (stop.stop_requested()) return;
-        KLOG(WARNING) << "failed to list " << Codec<T>::kKind << ": " << s.ToString();
+        KLOG(WARNING) << "failed to list " << Codec<T>::kKind << " (" << path_ << "): " << s.ToString();
         Backoff(stop);
         continue;
       }

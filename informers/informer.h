@@ -21,7 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "informers/api_client.h"
+#include "pkg/client/api_client.h"
 #include "pkg/api/storage.h"
 #include "pkg/api/types.h"
 #include "pkg/api/workloads.h"
@@ -84,7 +84,7 @@ template <typename T>
 class Informer {
  public:
   // `resource_path` is the collection, e.g. "/api/v1/pods" or "/api/v1/nodes".
-  Informer(ApiClient& client, std::string resource_path, InformerOptions options = {});
+  Informer(client::ApiClient& client, std::string resource_path, InformerOptions options = {});
   ~Informer();
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;
@@ -110,6 +110,12 @@ class Informer {
   // leader's last binds (its watch may have been failing while it stood by).
   bool RelistAndWait(std::chrono::milliseconds timeout);
   InformerStats Stats() const;
+  // Why the informer has no fresh list: the error of its last LIST attempt when that
+  // failed; OK once a LIST has succeeded after it. For /readyz and the start-up logs.
+  Status LastListError() const;
+  // What the informer watches, e.g. "pods" and "/api/v1/pods".
+  std::string_view Kind() const;
+  const std::string& Path() const { return path_; }
 
  private:
   enum class WatchEnd { kResume, kRelist, kRelistRequested, kBackoff, kStopped };
@@ -132,7 +138,7 @@ class Informer {
   std::string WatchPath(int64_t timeout_seconds) const;
   void AppendSelectors(std::string& path) const;
 
-  ApiClient& client_;
+  client::ApiClient& client_;
   const std::string path_;
   const InformerOptions options_;
   Clock& clock_;
@@ -143,6 +149,7 @@ class Informer {
   std::string rv_ GUARDED_BY(store_mu_);
   InformerStats stats_ GUARDED_BY(store_mu_);
   bool synced_ GUARDED_BY(store_mu_) = false;
+  Status last_list_error_ GUARDED_BY(store_mu_);
   // ListAndReplace calls started, and the start number of the last one that completed.
   int64_t lists_started_ GUARDED_BY(store_mu_) = 0;
   int64_t last_completed_list_ GUARDED_BY(store_mu_) = 0;
@@ -187,5 +194,16 @@ std::chrono::milliseconds TimeLeft(std::chrono::steady_clock::time_point deadlin
 
 std::string StoreKey(const api::ObjectMeta& meta);
 std::string StoreKey(const api::LeanObjectMeta& meta);
+
+// OK once `informer` has synced; otherwise why not, naming it: its last LIST error, or
+// that the first LIST is still under way. For /readyz and the start-up logs.
+template <typename I>
+Status SyncStatusOf(const I& informer) {
+  if (informer.HasSynced()) return Status::OK();
+  Status last = informer.LastListError();
+  std::string what = std::string(informer.Kind()) + " (" + informer.Path() + ") not synced";
+  if (last.ok()) return Status(StatusCode::kUnavailable, what + ": first list in progress");
+  return Status(StatusCode::kUnavailable, what + ": " + last.ToString());
+}
 
 }  // namespace ksched::informers

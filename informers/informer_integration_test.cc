@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "informers/curl_client.h"
+#include "pkg/client/curl_client.h"
 #include "informers/informer.h"
-#include "informers/rest_config.h"
+#include "pkg/client/rest_config.h"
 #include "pkg/api/json.h"
-#include "tests/e2e/api_helpers.h"
-#include "tests/e2e/control_plane.h"
+#include "tests/harness/api_helpers.h"
+#include "tests/harness/control_plane.h"
 #include "tests/fakes/event_log.h"
 #include "tests/fakes/objects.h"
 
@@ -23,7 +23,7 @@ using ksched::testing::ControlPlane;
 using ksched::testing::AdminConfig;
 using ksched::testing::CreateNamespace;
 
-ApiClientPtr Client(const RestConfig& cfg = AdminConfig()) { return ksched::testing::NewClient(cfg); }
+client::ApiClientPtr Client(const client::RestConfig& cfg = AdminConfig()) { return ksched::testing::NewClient(cfg); }
 
 std::string PodJson(const std::string& ns, const std::string& name, const std::string& label = "v1") {
   api::Pod p = ksched::testing::TestPod(ns, name, "ksched", {{"cpu", api::Quantity::FromMilli(100)}});
@@ -32,14 +32,14 @@ std::string PodJson(const std::string& ns, const std::string& name, const std::s
 }
 
 // Creates n pods concurrently; returns how many succeeded.
-int CreatePods(ApiClient& c, const std::string& ns, int n, const std::string& prefix = "p") {
+int CreatePods(client::ApiClient& c, const std::string& ns, int n, const std::string& prefix = "p") {
   std::mutex mu;
   std::condition_variable cv;
   int done = 0, ok = 0;
   for (int i = 0; i < n; ++i) {
-    c.Send({.verb = Verb::kPost, .path = "/api/v1/namespaces/" + ns + "/pods",
+    c.Send({.verb = client::Verb::kPost, .path = "/api/v1/namespaces/" + ns + "/pods",
             .body = PodJson(ns, prefix + std::to_string(i))},
-           [&](StatusOr<Response> r) {
+           [&](StatusOr<client::Response> r) {
              std::lock_guard l(mu);
              ++done;
              ok += r.ok();
@@ -52,8 +52,8 @@ int CreatePods(ApiClient& c, const std::string& ns, int n, const std::string& pr
   return ok;
 }
 
-Status DeletePod(ApiClient& c, const std::string& ns, const std::string& name) {
-  return c.Do({.verb = Verb::kDelete, .path = "/api/v1/namespaces/" + ns + "/pods/" + name}).status();
+Status DeletePod(client::ApiClient& c, const std::string& ns, const std::string& name) {
+  return c.Do({.verb = client::Verb::kDelete, .path = "/api/v1/namespaces/" + ns + "/pods/" + name}).status();
 }
 
 class Recorder : public EventHandler<api::Pod>, public ksched::testing::EventLog {
@@ -102,9 +102,9 @@ TEST(InformerIntegrationTest, WatchDeliversAddUpdateDeleteInOrder) {
   inf.AddHandler(&rec);
   inf.Start();
   ASSERT_TRUE(inf.WaitForSync(30s));
-  ASSERT_TRUE(c->Do({.verb = Verb::kPost, .path = "/api/v1/namespaces/inf-watch/pods", .body = PodJson("inf-watch", "a")}).ok());
-  auto patched = c->Do({.verb = Verb::kPatch, .path = "/api/v1/namespaces/inf-watch/pods/a",
-                        .body = R"({"metadata":{"labels":{"rev":"v2"}}})", .content_type = std::string(kContentMergePatch)});
+  ASSERT_TRUE(c->Do({.verb = client::Verb::kPost, .path = "/api/v1/namespaces/inf-watch/pods", .body = PodJson("inf-watch", "a")}).ok());
+  auto patched = c->Do({.verb = client::Verb::kPatch, .path = "/api/v1/namespaces/inf-watch/pods/a",
+                        .body = R"({"metadata":{"labels":{"rev":"v2"}}})", .content_type = std::string(client::kContentMergePatch)});
   ASSERT_TRUE(patched.ok()) << patched.status().ToString();
   ASSERT_TRUE(DeletePod(*c, "inf-watch", "a").ok());
   ASSERT_TRUE(rec.Saw("delete a"));
@@ -171,7 +171,7 @@ TEST(InformerIntegrationTest, CompactionForcesRelistWithTombstones) {
 TEST(InformerIntegrationTest, RotatedTokenFileIsPickedUp) {
   auto token = std::filesystem::path(ControlPlane::Get().dir()) / "rotating-token";
   std::ofstream(token) << "expired-token";
-  RestConfig cfg = AdminConfig();
+  client::RestConfig cfg = AdminConfig();
   cfg.bearer_token.clear();
   cfg.token_file = token.string();
   auto c = Client(cfg);

@@ -37,7 +37,7 @@ std::vector<api::PersistentVolumePtr> VolumeClassIndex::OfClass(std::string_view
   return out;
 }
 
-StorageListers::StorageListers(ApiClient& client, const InformerOptions& options)
+StorageListers::StorageListers(client::ApiClient& client, const InformerOptions& options)
     : claims_(client, "/api/v1/persistentvolumeclaims", options),
       volumes_(client, "/api/v1/persistentvolumes", options),
       classes_(client, "/apis/storage.k8s.io/v1/storageclasses", options),
@@ -65,6 +65,14 @@ void StorageListers::Stop() {
 bool StorageListers::HasSynced() const {
   return claims_.HasSynced() && volumes_.HasSynced() && classes_.HasSynced() && csi_nodes_.HasSynced() &&
          csi_drivers_.HasSynced();
+}
+
+Status StorageListers::SyncStatus() const {
+  for (Status s : {SyncStatusOf(claims_), SyncStatusOf(volumes_), SyncStatusOf(classes_), SyncStatusOf(csi_nodes_),
+                   SyncStatusOf(csi_drivers_)}) {
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
 }
 
 bool StorageListers::WaitForSync(std::chrono::milliseconds timeout) const {

@@ -38,7 +38,7 @@ class VolumeClassIndex final : public EventHandler<api::PersistentVolume> {
 
 class StorageListers {
  public:
-  explicit StorageListers(ApiClient& client, const InformerOptions& options = {});
+  explicit StorageListers(client::ApiClient& client, const InformerOptions& options = {});
   StorageListers(const StorageListers&) = delete;
   StorageListers& operator=(const StorageListers&) = delete;
 
@@ -54,6 +54,8 @@ class StorageListers {
   void Stop();
   bool HasSynced() const;
   bool WaitForSync(std::chrono::milliseconds timeout) const;
+  // OK once synced; otherwise the first informer that is not, and why (SyncStatusOf).
+  Status SyncStatus() const;
 
   api::PersistentVolumeClaimPtr Claim(std::string_view ns, std::string_view name) const;
   api::PersistentVolumePtr Volume(std::string_view name) const { return volumes_.Get(std::string(name)); }

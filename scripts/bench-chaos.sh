@@ -14,7 +14,7 @@ set -euo pipefail
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [[ $BUILD = /* ]] || BUILD="$ROOT/$BUILD"
-CP="$ROOT/tests/e2e/control-plane.sh"
+CP="$ROOT/scripts/control-plane.sh"
 DIR=${KSCHED_BENCH_DIR:-/tmp/ksched-bench-chaos}
 OUT=/tmp/ksched-bench-chaos.out
 for bin in "$BUILD/bench/chaos/chaos_bench" "$BUILD/cmd/ksched/ksched"; do

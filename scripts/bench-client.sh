@@ -5,7 +5,7 @@ set -euo pipefail
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [[ $BUILD = /* ]] || BUILD="$ROOT/$BUILD"
-CP="$ROOT/tests/e2e/control-plane.sh"
+CP="$ROOT/scripts/control-plane.sh"
 DIR=${KSCHED_BENCH_DIR:-/tmp/ksched-bench-client}
 trap 'bash "$CP" down "$DIR" >/dev/null 2>&1 || true' EXIT INT TERM
 bash "$CP" up "$DIR" 2>/dev/null

@@ -32,7 +32,7 @@ set -euo pipefail
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [[ $BUILD = /* ]] || BUILD="$ROOT/$BUILD"
-CP="$ROOT/tests/e2e/control-plane.sh"
+CP="$ROOT/scripts/control-plane.sh"
 QPS=${QPS:-5000}; WORKLOAD=${WORKLOAD:-basic}
 DIR=${KSCHED_BENCH_DIR:-/tmp/ksched-bench-e2e}
 ALL=(basic anti-affinity spread preferred-affinity replicaset preemption)

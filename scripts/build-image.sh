@@ -130,8 +130,16 @@ EOF
 }
 
 # The Dockerfile built from the repository, no registry asked, with the compiler cache.
+# With KSCHED_PREBUILT (a ksched binary built from this tree on this machine, e.g. `make
+# test`'s Release build) the image takes that binary instead of compiling it again.
+PREBUILT_ARGS=()
+if [ -n "${KSCHED_PREBUILT:-}" ]; then
+  [ -x "$KSCHED_PREBUILT" ] || die "KSCHED_PREBUILT=$KSCHED_PREBUILT is not an executable"
+  mkdir -p "$ROOT/.prebuilt" && cp "$KSCHED_PREBUILT" "$ROOT/.prebuilt/ksched"
+  PREBUILT_ARGS=(--build-arg KSCHED_PREBUILT=.prebuilt/ksched)
+fi
 bud() { (cd "$ROOT" && "${BUILDAH[@]}" bud --pull=never --isolation chroot --layers \
-  --volume "$IMAGES/ccache:/root/.cache/ccache" -f Dockerfile "$@" .); }
+  --volume "$IMAGES/ccache:/root/.cache/ccache" "${PREBUILT_ARGS[@]}" -f Dockerfile "$@" .); }
 
 build() {
   log "buildah bud -t $IMAGE (Dockerfile; no registry: --pull=never)"
@@ -144,6 +152,7 @@ build() {
   # each) keeps the layers the next build reuses (the build stage's packages).
   bud --quiet --target build -t localhost/ksched-build-stage:latest > /dev/null || die "buildah bud --target build"
   "${BUILDAH[@]}" rmi --prune > /dev/null 2>&1 || true
+  rm -rf "$ROOT/.prebuilt"
 }
 
 # The packages the Dockerfile's runtime stage installs: the words after `apt-get install`

@@ -7,7 +7,7 @@ set -euo pipefail
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [[ $BUILD = /* ]] || BUILD="$ROOT/$BUILD"
-CP="$ROOT/tests/e2e/control-plane.sh"
+CP="$ROOT/scripts/control-plane.sh"
 DIR=${KSCHED_DEMO_DIR:-/tmp/ksched-demo}
 KSCHED_PID=""
 

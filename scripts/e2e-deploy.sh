@@ -19,7 +19,7 @@
 # /var/lib/cni and /run/containerd are this run's own directories, so neither writes
 # into (or cleans up) a real kubelet's or containerd's files on the machine. The kernel
 # settings the kubelet changes (vm.overcommit_memory, kernel.panic, ...) are restored at
-# the end. Only the build steps go outside: the Kubernetes binaries (tests/e2e/
+# the end. Only the build steps go outside: the Kubernetes binaries (tests/harness/
 # control-plane.sh's cache: built once from Debian's source package) and the image
 # (scripts/build-image.sh: debootstrap and apt use the machine's Debian archive, as apt
 # does).
@@ -410,8 +410,8 @@ main() {
     step "a cluster of an earlier run is still up: tearing it down first"
     teardown
   fi
-  step "Kubernetes 1.20.2 binaries (tests/e2e/control-plane.sh build; a first run builds kubelet and kubectl)"
-  BIN=$(KSCHED_K8S_EXTRA="kubelet kubectl" bash "$ROOT/tests/e2e/control-plane.sh" build)
+  step "Kubernetes 1.20.2 binaries (scripts/control-plane.sh build; a first run builds kubelet and kubectl)"
+  BIN=$(KSCHED_K8S_EXTRA="kubelet kubectl" bash "$ROOT/scripts/control-plane.sh" build)
   rm -rf "$DIR" && mkdir -p "$DIR" && touch "$DIR/$MARK"
   trap on_exit EXIT
   trap 'exit 143' TERM INT

@@ -100,6 +100,12 @@ if [ "${CI:-}" = true ] && [ "${CI_E2E_DEPLOY:-1}" != 0 ]; then
   run_one "e2e-deploy" "e2e-deploy: PASS" timeout -k 60 "${CI_E2E_TIMEOUT:-1200}" bash "$ROOT/scripts/e2e-deploy.sh"
 fi
 echo "tests took $(( $(date +%s) - start )) s"
+# The build stages' times, when the caller recorded them (.ci/run), then this run's.
+if [ -n "${KSCHED_STAGE_TIMES:-}" ] && [ -f "$KSCHED_STAGE_TIMES" ]; then
+  echo "stage times:"
+  sed 's/^/  /' "$KSCHED_STAGE_TIMES"
+  printf '  %-22s %5d s\n' "tests" $(( $(date +%s) - start ))
+fi
 if [ "${#failed_names[@]}" -gt 0 ]; then
   printf '%s' "$failure_lines"
   for name in "${failed_names[@]}"; do echo "FAILED: $name"; done

@@ -51,12 +51,12 @@
 
 #include <simdjson.h>
 
-#include "informers/curl_client.h"
+#include "pkg/client/curl_client.h"
 #include "informers/informer.h"
-#include "informers/rest_config.h"
+#include "pkg/client/rest_config.h"
 #include "pkg/api/json.h"
 #include "pkg/leaderelection/lease.h"
-#include "tests/e2e/process_util.h"
+#include "tests/harness/process_util.h"
 #include "tests/fakes/objects.h"
 #include "tests/integration/manifests.h"
 
@@ -64,6 +64,7 @@ namespace {
 
 using namespace ksched;
 using namespace std::chrono_literals;
+using ksched::testing::ChildProcess;
 using ksched::testing::FreePort;
 using ksched::testing::ReadFile;
 using ksched::testing::RunCommand;
@@ -121,51 +122,37 @@ class Replica {
         args_(std::move(args)),
         dir_(std::move(dir)),
         port_(FreePort()) {}
-  ~Replica() { Kill(SIGKILL); }
   Replica(const Replica&) = delete;
   Replica& operator=(const Replica&) = delete;
 
-  // Must be called from the main thread: PR_SET_PDEATHSIG fires when the forking thread
-  // ends, and it is what keeps a crashed driver from leaving schedulers behind.
+  // Must be called from the main thread: the child is SIGKILLed when the thread that
+  // started it ends (ChildProcess::Options::kill_with_parent), which keeps a crashed
+  // driver from leaving schedulers behind.
   void Start() {
     logs_.push_back(dir_ + "/ksched-" + name_ + "." + std::to_string(logs_.size()) + ".log");
     std::vector<std::string> args = {binary_};
     args.insert(args.end(), args_.begin(), args_.end());
     args.push_back("--secure-port=" + std::to_string(port_));
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const std::string log = logs_.back();
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-      sigset_t none;
-      sigemptyset(&none);
-      ::sigprocmask(SIG_SETMASK, &none, nullptr);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
+    child_ = std::make_unique<ChildProcess>(
+        std::move(args), logs_.back(),
+        ChildProcess::Options{.kill_with_parent = true, .destroy_grace = std::chrono::milliseconds(0)});
+    reaped_ = false;
   }
   void Kill(int sig) {
-    if (pid_ > 0) ::kill(pid_, sig);
+    if (child_) child_->Signal(sig);
   }
   // Once the process has exited: how ("exit 1", "signal 9") plus its last error line.
   std::optional<std::string> Reap() {
-    int status = 0;
-    if (pid_ <= 0 || ::waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
-    pid_ = -1;
-    std::string how = WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
-                                        : "signal " + std::to_string(WTERMSIG(status));
+    if (!child_ || reaped_ || child_->Running()) return std::nullopt;
+    reaped_ = true;
+    std::string how = child_->HowExited();
     std::string last_error;
     std::istringstream in(ReadFile(logs_.back()));
     for (std::string line; std::getline(in, line);)
       if (!line.empty() && line[0] == 'E') last_error = line;
     // The last error explains an exit 1 ("Leaderelection lost"); after a signal or a
     // clean exit it is just whatever went wrong last.
-    const bool failed = WIFEXITED(status) && WEXITSTATUS(status) != 0;
+    const bool failed = child_->ExitedNormally() && child_->ExitCode() != 0;
     return !failed || last_error.empty() ? how : how + " (" + last_error + ")";
   }
   // Waits up to `timeout` for the process to exit; nullopt if it did not.
@@ -174,7 +161,7 @@ class Replica {
       if (auto how = Reap()) return how;
     return std::nullopt;
   }
-  bool running() const { return pid_ > 0; }
+  bool running() const { return child_ && !reaped_; }
   // The current incarnation won the lease (a leader that loses it exits at once).
   bool Leads() const { return running() && ReadFile(logs_.back()).find(kAcquired) != std::string::npos; }
   std::string Healthz() const {
@@ -209,7 +196,8 @@ class Replica {
   std::vector<std::string> args_;
   std::string dir_;
   int port_;
-  pid_t pid_ = -1;
+  std::unique_ptr<ChildProcess> child_;  // the current incarnation
+  bool reaped_ = false;                  // its exit has been reported by Reap()
   std::vector<std::string> logs_;
 };
 
@@ -274,16 +262,16 @@ class Supervisor {
 // failed, for up to 5 rounds: the apiserver may be coming back. NotFound (a delete already
 // done) and AlreadyExists (a create already done) count as success. Returns how many
 // never succeeded.
-size_t SendAll(informers::ApiClient& c, std::vector<informers::Request> reqs) {
+size_t SendAll(client::ApiClient& c, std::vector<client::Request> reqs) {
   for (int round = 0; round < 5 && !reqs.empty(); ++round) {
     if (round > 0) std::this_thread::sleep_for(500ms);
     std::mutex mu;
     std::condition_variable cv;
     size_t done = 0;
-    std::vector<informers::Request> failed;
+    std::vector<client::Request> failed;
     std::string first_error;
     for (const auto& r : reqs) {
-      c.Send(r, [&, r](StatusOr<informers::Response> resp) {
+      c.Send(r, [&, r](StatusOr<client::Response> resp) {
         std::lock_guard l(mu);
         ++done;
         if (!resp.ok() && resp.status().code() != StatusCode::kNotFound &&
@@ -308,14 +296,14 @@ std::string PodJson(const std::string& name) {
       ksched::testing::TestPod(kNs, name, "ksched", {{"cpu", api::Quantity::FromMilli(kPodMilliCpu)}}));
 }
 
-informers::Request CreatePod(const std::string& name) {
-  return {.verb = informers::Verb::kPost,
+client::Request CreatePod(const std::string& name) {
+  return {.verb = client::Verb::kPost,
           .path = std::string("/api/v1/namespaces/") + kNs + "/pods",
           .body = PodJson(name)};
 }
 
-informers::Request DeletePod(const std::string& name) {
-  return {.verb = informers::Verb::kDelete,
+client::Request DeletePod(const std::string& name) {
+  return {.verb = client::Verb::kDelete,
           .path = std::string("/api/v1/namespaces/") + kNs + "/pods/" + name + "?gracePeriodSeconds=0"};
 }
 
@@ -432,23 +420,23 @@ int main(int argc, char** argv) {
   }
   ::signal(SIGPIPE, SIG_IGN);
 
-  auto rc = informers::LoadKubeconfig(dir + "/kubeconfig");
+  auto rc = client::LoadKubeconfig(dir + "/kubeconfig");
   if (!rc.ok()) return SetupFailed(rc.status().ToString());
   rc->qps = 0;
-  auto client = informers::NewCurlApiClient(*rc);
+  auto client = client::NewCurlApiClient(*rc);
   if (!client.ok()) return SetupFailed(client.status().ToString());
-  informers::ApiClient& admin = **client;
+  client::ApiClient& admin = **client;
   // ksched runs as the `ksched` user with the shipped least-privilege RBAC.
   if (Status s = ksched::testing::ApplyManifestFile(admin, KSCHED_RBAC_MANIFEST); !s.ok())
     return SetupFailed("applying the RBAC manifest: " + s.ToString());
 
   // ---- the cluster: exactly full --------------------------------------------------------
-  std::vector<informers::Request> creates;
+  std::vector<client::Request> creates;
   for (int i = 0; i < num_nodes; ++i) {
     api::Node n = ksched::testing::TestNode("chaos-node-" + std::to_string(i), api::Quantity::FromMilli(kNodeMilliCpu),
                                             *api::Quantity::Parse("4Gi"));
     n.metadata.labels.Set("kubernetes.io/hostname", n.metadata.name);
-    creates.push_back({.verb = informers::Verb::kPost, .path = "/api/v1/nodes", .body = api::EncodeNode(n)});
+    creates.push_back({.verb = client::Verb::kPost, .path = "/api/v1/nodes", .body = api::EncodeNode(n)});
   }
   if (SendAll(admin, std::move(creates)) != 0) return SetupFailed("creating the nodes");
   creates.clear();
@@ -545,7 +533,7 @@ int main(int argc, char** argv) {
 
   auto churn_batch = [&](size_t from, size_t to) {
     if (from == to) return;
-    std::vector<informers::Request> reqs;
+    std::vector<client::Request> reqs;
     for (size_t i = from; i < to; ++i) {
       reqs.push_back(DeletePod("chaos-pod-" + std::to_string(order[i])));
       reqs.push_back(CreatePod("chaos-new-" + std::to_string(i)));

@@ -13,8 +13,8 @@
 #include <mutex>
 #include <vector>
 
-#include "informers/curl_client.h"
-#include "informers/rest_config.h"
+#include "pkg/client/curl_client.h"
+#include "pkg/client/rest_config.h"
 
 namespace {
 
@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   int n = argc > 2 ? std::atoi(argv[2]) : 3000;
-  auto cfg = ksched::informers::LoadKubeconfig(argv[1]);
+  auto cfg = ksched::client::LoadKubeconfig(argv[1]);
   if (!cfg.ok()) {
     std::fprintf(stderr, "%s\n", cfg.status().ToString().c_str());
     return 1;
@@ -92,12 +92,12 @@ int main(int argc, char** argv) {
 
   // ksched's client as it runs (its own HTTP/2 session on nghttp2), and with every
   // request on libcurl.
-  auto h2 = ksched::informers::NewCurlApiClient(*cfg);
-  auto curl = ksched::informers::NewCurlApiClient(*cfg, {.native_http2 = false});
+  auto h2 = ksched::client::NewCurlApiClient(*cfg);
+  auto curl = ksched::client::NewCurlApiClient(*cfg, {.native_http2 = false});
   if (!h2.ok() || !curl.ok()) return 1;
-  auto sender = [](ksched::informers::ApiClient& client) {
+  auto sender = [](ksched::client::ApiClient& client) {
     return [&client](std::function<void(bool)>& done) {
-      client.Send({.path = kPath}, [&done](ksched::StatusOr<ksched::informers::Response> r) { done(r.ok()); });
+      client.Send({.path = kPath}, [&done](ksched::StatusOr<ksched::client::Response> r) { done(r.ok()); });
     };
   };
   auto h2_send = sender(**h2);

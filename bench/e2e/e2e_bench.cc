@@ -12,7 +12,7 @@
 // hard constraints).
 // A workload with a fill (preemption) first creates its PriorityClasses and the
 // low-priority pods, already bound. In every workload a kubelet stand-in
-// (tests/e2e/kubelet_standin.h) finishes graceful deletes while the scheduler runs, and
+// (tests/harness/kubelet_standin.h) finishes graceful deletes while the scheduler runs, and
 // its watch is the one the binds are timed on.
 #include <signal.h>
 #include <sys/wait.h>
@@ -31,11 +31,11 @@
 
 #include "bench/e2e/informer_memory.h"
 #include "bench/e2e/workloads.h"
-#include "informers/curl_client.h"
+#include "pkg/client/curl_client.h"
 #include "informers/informer.h"
-#include "informers/rest_config.h"
+#include "pkg/client/rest_config.h"
 #include "pkg/api/json.h"
-#include "tests/e2e/kubelet_standin.h"
+#include "tests/harness/kubelet_standin.h"
 
 namespace {
 
@@ -98,7 +98,7 @@ class BindRecorder : public informers::EventHandler<api::Pod> {
 // /metrics), summed by verb and resource ("POST pods/binding"). Empty when /metrics
 // cannot be read. Every client is counted: the scheduler, and the bench's kubelet
 // stand-in and watch.
-std::map<std::string, double> ApiRequestCounts(informers::ApiClient& c) {
+std::map<std::string, double> ApiRequestCounts(client::ApiClient& c) {
   std::map<std::string, double> counts;
   auto r = c.Do({.path = "/metrics"});
   if (!r.ok()) return counts;
@@ -149,12 +149,12 @@ std::string RequestCountsDelta(const std::map<std::string, double>& before,
   return out.empty() ? "none counted" : out;
 }
 
-bool CreateAll(informers::ApiClient& c, const std::string& path, const std::vector<std::string>& bodies) {
+bool CreateAll(client::ApiClient& c, const std::string& path, const std::vector<std::string>& bodies) {
   std::mutex mu;
   std::condition_variable cv;
   size_t done = 0, failed = 0;
   for (const auto& b : bodies) {
-    c.Send({.verb = informers::Verb::kPost, .path = path, .body = b}, [&](StatusOr<informers::Response> r) {
+    c.Send({.verb = client::Verb::kPost, .path = path, .body = b}, [&](StatusOr<client::Response> r) {
       std::lock_guard l(mu);
       ++done;
       if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists) {
@@ -192,8 +192,8 @@ std::pair<double, double> ProcStats(pid_t pid) {
 }
 
 // Creates the workload's ReplicaSet; returns its uid (empty on failure).
-std::string CreateReplicaSet(informers::ApiClient& c) {
-  auto r = c.Do({.verb = informers::Verb::kPost,
+std::string CreateReplicaSet(client::ApiClient& c) {
+  auto r = c.Do({.verb = client::Verb::kPost,
                  .path = "/apis/apps/v1/namespaces/default/replicasets",
                  .body = bench::ReplicaSetJson()});
   if (!r.ok()) {
@@ -212,9 +212,9 @@ std::string CreateReplicaSet(informers::ApiClient& c) {
 }
 
 // The PriorityClasses of a fill (one may exist already).
-bool CreatePriorityClasses(informers::ApiClient& c, const bench::Fill& fill) {
+bool CreatePriorityClasses(client::ApiClient& c, const bench::Fill& fill) {
   for (const bench::PriorityClass& pc : {fill.low, fill.high}) {
-    auto r = c.Do({.verb = informers::Verb::kPost, .path = "/apis/scheduling.k8s.io/v1/priorityclasses",
+    auto r = c.Do({.verb = client::Verb::kPost, .path = "/apis/scheduling.k8s.io/v1/priorityclasses",
                    .body = bench::PriorityClassJson(pc)});
     if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists) {
       std::fprintf(stderr, "create PriorityClass %s failed: %s\n", std::string(pc.name).c_str(),
@@ -225,7 +225,7 @@ bool CreatePriorityClasses(informers::ApiClient& c, const bench::Fill& fill) {
   return true;
 }
 // Whether the Priority admission plugin resolved the pod's class into spec.priority.
-bool HasPriority(informers::ApiClient& c, const std::string& name, int32_t want) {
+bool HasPriority(client::ApiClient& c, const std::string& name, int32_t want) {
   auto r = c.Do({.path = "/api/v1/namespaces/default/pods/" + name});
   StatusOr<api::PodPtr> pod = r.ok() ? api::DecodePod(r->body) : StatusOr<api::PodPtr>(r.status());
   std::string got;
@@ -249,9 +249,9 @@ int CountArg(const char* arg, int fallback) { return std::string_view(arg) == "-
 // bench_e2e --informer-memory <kubeconfig>: one line, the per-node and per-pod figures.
 int PrintInformerMemory(const char* kubeconfig) {
   auto measure = [&]() -> StatusOr<bench::InformerMemory> {
-    auto rc = informers::LoadKubeconfig(kubeconfig);
+    auto rc = client::LoadKubeconfig(kubeconfig);
     if (!rc.ok()) return rc.status();
-    auto client = informers::NewCurlApiClient(*rc);
+    auto client = client::NewCurlApiClient(*rc);
     if (!client.ok()) return client.status();
     return bench::MeasureInformerMemory(**client);
   };
@@ -295,13 +295,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string scheduler_name = argv[4];
-  auto rc = informers::LoadKubeconfig(argv[1]);
+  auto rc = client::LoadKubeconfig(argv[1]);
   if (!rc.ok()) {
     std::fprintf(stderr, "%s\n", rc.status().ToString().c_str());
     return 1;
   }
   rc->qps = 0;
-  auto client = informers::NewCurlApiClient(*rc);
+  auto client = client::NewCurlApiClient(*rc);
   if (!client.ok()) return 1;
   auto& c = **client;
 

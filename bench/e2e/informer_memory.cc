@@ -37,7 +37,7 @@ double SettledHeapInUse() {
 
 }  // namespace
 
-StatusOr<InformerMemory> MeasureInformerMemory(informers::ApiClient& client) {
+StatusOr<InformerMemory> MeasureInformerMemory(client::ApiClient& client) {
   InformerMemory out;
   auto cache = cache::NewCache();
   cache::Snapshot snapshot;

@@ -9,7 +9,7 @@
 
 #include <cstddef>
 
-#include "informers/api_client.h"
+#include "pkg/client/api_client.h"
 #include "pkg/util/status.h"
 
 namespace ksched::bench {
@@ -22,6 +22,6 @@ struct InformerMemory {
   double pod_cache = 0;     // bytes per pod: its cache entry and the snapshot's copy
 };
 
-StatusOr<InformerMemory> MeasureInformerMemory(informers::ApiClient& client);
+StatusOr<InformerMemory> MeasureInformerMemory(client::ApiClient& client);
 
 }  // namespace ksched::bench

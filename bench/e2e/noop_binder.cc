@@ -22,9 +22,9 @@
 #include <string_view>
 #include <vector>
 
-#include "informers/curl_client.h"
+#include "pkg/client/curl_client.h"
 #include "informers/informer.h"
-#include "informers/rest_config.h"
+#include "pkg/client/rest_config.h"
 #include "pkg/api/json.h"
 #include "pkg/scheduler/api_writer.h"
 
@@ -37,7 +37,7 @@ constexpr int kPageSize = 500;
 
 // Every page of a list; `decode` is the type's list decoder.
 template <typename T, typename Decode>
-StatusOr<std::vector<std::shared_ptr<const T>>> ListAll(informers::ApiClient& client, const std::string& path,
+StatusOr<std::vector<std::shared_ptr<const T>>> ListAll(client::ApiClient& client, const std::string& path,
                                                         Decode decode) {
   std::vector<std::shared_ptr<const T>> all;
   std::string token;
@@ -61,7 +61,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s <kubeconfig> <schedulerName> <qps> [--watch-pods]\n", argv[0]);
     return 2;
   }
-  auto rc = informers::LoadKubeconfig(argv[1]);
+  auto rc = client::LoadKubeconfig(argv[1]);
   if (!rc.ok()) {
     std::fprintf(stderr, "%s\n", rc.status().ToString().c_str());
     return 1;
@@ -69,7 +69,7 @@ int Main(int argc, char** argv) {
   const std::string scheduler_name = argv[2];
   rc->qps = std::atof(argv[3]);
   rc->burst = std::max(1, std::atoi(argv[3]));
-  auto client = informers::NewCurlApiClient(*rc);
+  auto client = client::NewCurlApiClient(*rc);
   if (!client.ok()) {
     std::fprintf(stderr, "%s\n", client.status().ToString().c_str());
     return 1;
@@ -80,10 +80,10 @@ int Main(int argc, char** argv) {
     void OnUpdate(const api::PodPtr&, const api::PodPtr&) override {}
     void OnDelete(const informers::Deleted<api::Pod>&) override {}
   } ignore;
-  std::unique_ptr<informers::ApiClient> watch_client;
+  std::unique_ptr<client::ApiClient> watch_client;
   std::unique_ptr<informers::PodInformer> watcher;
   if (watch_pods) {
-    auto created = informers::NewCurlApiClient(*rc);
+    auto created = client::NewCurlApiClient(*rc);
     if (!created.ok()) {
       std::fprintf(stderr, "%s\n", created.status().ToString().c_str());
       return 1;

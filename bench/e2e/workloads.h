@@ -11,7 +11,7 @@
 
 #include "pkg/api/types.h"
 #include "pkg/util/clock.h"
-#include "tests/e2e/kubelet_standin.h"
+#include "tests/harness/kubelet_standin.h"
 
 namespace ksched::bench {
 

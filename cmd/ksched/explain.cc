@@ -12,7 +12,7 @@
 
 #include "cmd/ksched/explain_render.h"
 #include "config/duration.h"
-#include "informers/rest_config.h"
+#include "pkg/client/rest_config.h"
 
 namespace ksched::cmd {
 namespace {
@@ -125,7 +125,7 @@ StatusOr<HttpAnswer> Get(const ExplainOptions& o, const std::string& token, cons
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, informers::DefaultUserAgent().c_str());
+  curl_easy_setopt(c, CURLOPT_USERAGENT, client::DefaultUserAgent().c_str());
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, AppendBody);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &answer.body);
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(o.request_timeout.count()));
@@ -277,13 +277,13 @@ std::string ExplainUsage() {
 
 StatusOr<std::string> LoadExplainToken(const ExplainOptions& o) {
   if (!o.token.empty()) return o.token;
-  if (!o.token_file.empty()) return informers::ReadTokenFile(o.token_file, "--token-file");
+  if (!o.token_file.empty()) return client::ReadTokenFile(o.token_file, "--token-file");
   if (o.kubeconfig.empty()) return std::string();
   // --server stands in for the cluster's server, which may be absent and is not used.
-  auto rc = informers::LoadKubeconfig(o.kubeconfig, "", o.server);
+  auto rc = client::LoadKubeconfig(o.kubeconfig, "", o.server);
   if (!rc.ok()) return rc.status();  // "kubeconfig <path>: ..."
   if (!rc->bearer_token.empty()) return rc->bearer_token;
-  if (!rc->token_file.empty()) return informers::ReadTokenFile(rc->token_file, "--kubeconfig: tokenFile");
+  if (!rc->token_file.empty()) return client::ReadTokenFile(rc->token_file, "--kubeconfig: tokenFile");
   return InvalidArgument("--kubeconfig " + o.kubeconfig +
                          ": the current context's user has no token or tokenFile (ksched's secure port takes "
                          "bearer tokens only)");
@@ -301,7 +301,7 @@ int RunExplain(int argc, char** argv, FILE* out, FILE* err) {
   if (!token.ok()) return UsageError(err, token.status().message());
   std::string ca_pem;
   if (!o.certificate_authority.empty()) {
-    auto pem = informers::ReadFile(o.certificate_authority, "--certificate-authority");
+    auto pem = client::ReadFile(o.certificate_authority, "--certificate-authority");
     if (!pem.ok()) return UsageError(err, pem.status().message());
     ca_pem = std::move(*pem);
   }

@@ -47,7 +47,7 @@ TEST(FlagsTest, ErrorsNameTheFlag) {
       {{"--leader-elect=maybe"}, "invalid argument \"maybe\" for \"--leader-elect\" flag"},
       {{"--leader-elect-retry-period=2"}, "for \"--leader-elect-retry-period\" flag"},
       {{"stray"}, "unexpected argument \"stray\""},
-      {{"--secure-port=70000"}, "for \"--secure-port\" flag: must be a port number"},
+      {{"--secure-port=70000"}, "for \"--secure-port\" flag: must be between 0 and 65535, inclusive"},
   };
   for (const auto& c : cases) {
     Flags f;
@@ -65,6 +65,132 @@ TEST(FlagsTest, UsageListsEveryFlag) {
                            "--tls-cert-file", "--tls-private-key-file", "--authorization-always-allow-paths"})
     EXPECT_NE(u.find(name), std::string::npos) << name;
   EXPECT_NE(u.find("ksched explain [NAMESPACE/NAME]"), std::string::npos) << u;
+}
+
+// kubeadm's kube-scheduler static pod arguments, with the gates and log format operators
+// add: all accepted, each with its meaning.
+TEST(FlagsTest, KubeadmArgumentsAreAccepted) {
+  Flags f;
+  std::string err;
+  ASSERT_TRUE(Parse({"--authentication-kubeconfig=/etc/kubernetes/scheduler.conf",
+                     "--authorization-kubeconfig=/etc/kubernetes/scheduler.conf", "--bind-address=127.0.0.1",
+                     "--kubeconfig=/etc/kubernetes/scheduler.conf", "--leader-elect=true",
+                     "--feature-gates=SchedulerQueueingHints=true,kube:PodLevelResources=true",
+                     "--logging-format=json"},
+                    &f, &err))
+      << err;
+  EXPECT_EQ(f.authentication_kubeconfig, "/etc/kubernetes/scheduler.conf");
+  EXPECT_EQ(f.authorization_kubeconfig, "/etc/kubernetes/scheduler.conf");
+  EXPECT_EQ(f.bind_address, "127.0.0.1");
+  EXPECT_EQ(f.leader_elect, true);
+  EXPECT_EQ(f.logging_format, "json");
+  EXPECT_EQ(f.feature_gates, (std::vector<std::pair<std::string, bool>>{{"SchedulerQueueingHints", true},
+                                                                         {"PodLevelResources", true}}));
+  EXPECT_TRUE(f.without_effect.empty());
+  EXPECT_TRUE(ValidateFlags(f).ok()) << ValidateFlags(f).ToString();
+}
+
+// Every flag of kube-scheduler is known; those without an effect in ksched are noted once
+// each, with the reason, for main's warning line.
+TEST(FlagsTest, FlagsWithoutEffectAreAcceptedAndNoted) {
+  Flags f;
+  std::string err;
+  ASSERT_TRUE(Parse({"--profiling=false", "--client-ca-file=/ca.crt", "--requestheader-allowed-names=front-proxy",
+                     "--permit-port-sharing", "--profiling", "--authentication_skip_lookup=true"},
+                    &f, &err))
+      << err;
+  std::vector<std::string> names;
+  for (const auto& [name, why] : f.without_effect) {
+    names.push_back(name);
+    EXPECT_FALSE(why.empty()) << name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"profiling", "client-ca-file", "requestheader-allowed-names",
+                                             "permit-port-sharing", "authentication-skip-lookup"}));
+  // The value is still checked.
+  EXPECT_FALSE(Parse({"--permit-port-sharing=maybe"}, &f, &err));
+  EXPECT_NE(err.find("--permit-port-sharing"), std::string::npos) << err;
+}
+
+TEST(FlagsTest, FeatureGatesAreCheckedAsUpstreamChecksThem) {
+  struct Case {
+    std::string arg, want;
+  } cases[] = {
+      {"--feature-gates=NoSuchGate=true", "unrecognized feature gate: NoSuchGate"},
+      {"--feature-gates=DynamicResourceAllocation=false",
+       "cannot set feature gate DynamicResourceAllocation to false, feature is locked to true"},
+  };
+  for (const Case& c : cases) {
+    Flags f;
+    std::string err;
+    ASSERT_TRUE(Parse({c.arg}, &f, &err)) << err;
+    Status s = ValidateFlags(f);
+    EXPECT_FALSE(s.ok()) << c.arg;
+    EXPECT_EQ(s.message(), c.want);
+  }
+  Flags f;
+  std::string err;
+  EXPECT_FALSE(Parse({"--feature-gates=PodLevelResources"}, &f, &err));
+  EXPECT_NE(err.find("missing bool value for PodLevelResources"), std::string::npos) << err;
+  EXPECT_FALSE(Parse({"--feature-gates=PodLevelResources=yes"}, &f, &err));
+  EXPECT_NE(err.find("invalid value of PodLevelResources=yes"), std::string::npos) << err;
+  EXPECT_FALSE(Parse({"--feature-gates=wardle:Foo=true"}, &f, &err));
+  EXPECT_NE(err.find("component not registered: wardle"), std::string::npos) << err;
+}
+
+TEST(FlagsTest, LogMetricsAndTlsFlagsAreValidated) {
+  auto invalid = [](std::vector<std::string> args) {
+    Flags f;
+    std::string err;
+    EXPECT_TRUE(Parse(args, &f, &err)) << err;
+    return ValidateFlags(f).message();
+  };
+  EXPECT_NE(invalid({"--logging-format=xml"}).find("Unsupported log format"), std::string::npos);
+  EXPECT_EQ(invalid({"--logging-format=json", "--vmodule=scheduler=4"}),
+            "Non-default format doesn't honor flag: vmodule");
+  EXPECT_NE(invalid({"--show-hidden-metrics-for-version=1.30"}).find("'1.35'"), std::string::npos);
+  EXPECT_NE(invalid({"--tls-min-version=VersionTLS11"}).find("TLS 1.2 is its minimum"), std::string::npos);
+  EXPECT_NE(invalid({"--tls-cipher-suites=TLS_BOGUS"}).find("TLS_BOGUS"), std::string::npos);
+  EXPECT_EQ(invalid({"--show-hidden-metrics-for-version=1.35", "--tls-min-version=VersionTLS13",
+                     "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_AES_128_GCM_SHA256"}),
+            "");
+  EXPECT_EQ(OpenSslCipherList({"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_AES_128_GCM_SHA256",
+                               "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"}),
+            "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-CHACHA20-POLY1305");
+  Flags f;
+  std::string err;
+  ASSERT_TRUE(Parse({"--vmodule=schedule_one=4,api_*=2"}, &f, &err)) << err;
+  EXPECT_EQ(f.vmodule, (std::vector<std::pair<std::string, int>>{{"schedule_one", 4}, {"api_*", 2}}));
+}
+
+// Without --config the deprecated client flags set the client connection, as upstream.
+TEST(FlagsTest, DeprecatedClientFlagsApplyOnlyWithoutAConfigFile) {
+  Flags f;
+  std::string err;
+  ASSERT_TRUE(Parse({"--kube-api-qps=20", "--kube-api-burst=40"}, &f, &err)) << err;
+  config::KubeSchedulerConfiguration cfg;
+  ApplyFlagOverrides(f, cfg);
+  EXPECT_EQ(cfg.client_connection.qps, 20);
+  EXPECT_EQ(cfg.client_connection.burst, 40);
+  f.config = "/etc/ksched/config.yaml";
+  config::KubeSchedulerConfiguration from_file;
+  ApplyFlagOverrides(f, from_file);
+  EXPECT_EQ(from_file.client_connection.qps, 50);
+}
+
+TEST(FlagsTest, UsageHasUpstreamsGroupsAndTheGates) {
+  const std::string u = Usage();
+  size_t last = 0;
+  for (const char* group : {"Misc flags:", "Secure serving flags:", "Authentication flags:", "Authorization flags:",
+                            "Deprecated flags:", "Leader election flags:", "Feature gate flags:", "Metrics flags:",
+                            "Logs flags:", "Global flags:", "ksched flags:"}) {
+    size_t at = u.find(group);
+    ASSERT_NE(at, std::string::npos) << group;
+    EXPECT_GT(at, last) << group;
+    last = at;
+  }
+  EXPECT_NE(u.find("kube:PodLevelResources=true|false (BETA - default=true)"), std::string::npos);
+  EXPECT_NE(u.find("--profiling"), std::string::npos);
+  EXPECT_NE(u.find("[no effect in ksched: ksched serves no /debug/pprof endpoint]"), std::string::npos);
 }
 
 }  // namespace

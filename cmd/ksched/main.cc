@@ -10,8 +10,10 @@
 #include <atomic>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "cmd/ksched/explain.h"
 #include "cmd/ksched/flags.h"
@@ -20,9 +22,9 @@
 #include "config/load.h"
 #include "config/validate.h"
 #include "informers/cluster_lister.h"
-#include "informers/curl_client.h"
+#include "pkg/client/curl_client.h"
 #include "informers/informer.h"
-#include "informers/rest_config.h"
+#include "pkg/client/rest_config.h"
 #include "pkg/leaderelection/identity.h"
 #include "pkg/leaderelection/leader_elector.h"
 #include "pkg/framework/registry.h"
@@ -36,24 +38,57 @@ namespace {
 
 using namespace ksched;
 
-constexpr auto kSyncTimeout = std::chrono::minutes(5);
+// While the caches are not synced, what is missing is logged this often (upstream waits
+// for ever too; /readyz says the same meanwhile).
+constexpr auto kSyncReport = std::chrono::seconds(30);
 constexpr auto kShutdownGrace = std::chrono::seconds(30);
 constexpr auto kFreshReadTimeout = std::chrono::milliseconds(10000);  // per try, as leader
 constexpr auto kWriteFlushGrace = std::chrono::seconds(10);
 
-// Whether the API server is at least 1.`minor` (GET /version; "minor" may carry a
-// suffix such as "27+"). False when it cannot be asked: the feature then stays off.
-bool ServerAtLeastMinor(informers::ApiClient& client, int minor) {
-  auto r = client.Do({.path = "/version"});
-  if (!r.ok()) {
-    KLOG(WARNING) << "GET /version: " << r.status().ToString();
-    return false;
+// What start-up is waiting for, for /readyz before the informers run.
+class StartupState {
+ public:
+  void Set(std::string why) {
+    std::lock_guard lock(mu_);
+    why_ = std::move(why);
   }
+  Status Get() const {
+    std::lock_guard lock(mu_);
+    return why_.empty() ? Status::OK() : Status(StatusCode::kUnavailable, why_);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::string why_ = "starting";
+};
+
+// The API server's GET /version, asked until it answers (upstream's client waits for the
+// server too): the first failure is logged at once with the server's address, later ones
+// with a backoff up to 30 s. `why` carries the last failure for /readyz. SIGTERM and
+// SIGINT end the process meanwhile (the signal thread).
+std::string WaitForServerVersion(client::ApiClient& client, const std::string& server, StartupState& why) {
+  auto delay = std::chrono::milliseconds(500);
+  for (int attempt = 1;; ++attempt) {
+    auto r = client.Do({.path = "/version", .timeout = std::chrono::seconds(10), .max_retries = 0});
+    if (r.ok()) return r->body;
+    why.Set("waiting for the API server at " + server + ": GET /version: " + r.status().ToString());
+    // The first failure is an error, the retries warnings.
+    log::Message(attempt == 1 ? log::Severity::kError : log::Severity::kWarning, __FILE__, __LINE__).stream()
+        << "cannot reach the API server at " << server << " (attempt " << attempt
+        << "): GET /version: " << r.status().ToString() << "; retrying in " << delay.count() << "ms";
+    std::this_thread::sleep_for(delay);
+    delay = std::min(delay * 2, std::chrono::milliseconds(30000));
+  }
+}
+
+// Whether a GET /version body is at least 1.`minor` ("minor" may carry a suffix such as
+// "27+").
+bool VersionAtLeastMinor(const std::string& body, int minor) {
   // The first number after the key, in {"major": "1", "minor": "27+", ...}.
-  auto number = [&b = r->body](std::string_view key) {
-    size_t pos = b.find(key);
-    if (pos != std::string::npos) pos = b.find_first_of("0123456789", pos + key.size());
-    return pos == std::string::npos ? -1 : std::atoi(b.c_str() + pos);
+  auto number = [&body](std::string_view key) {
+    size_t pos = body.find(key);
+    if (pos != std::string::npos) pos = body.find_first_of("0123456789", pos + key.size());
+    return pos == std::string::npos ? -1 : std::atoi(body.c_str() + pos);
   };
   const int major = number("\"major\""), got = number("\"minor\"");
   return major > 1 || (major == 1 && got >= minor);
@@ -79,10 +114,10 @@ StatusOr<config::KubeSchedulerConfiguration> LoadConfig(const cmd::Flags& flags)
   return cfg;
 }
 
-StatusOr<informers::RestConfig> ClientConfig(const cmd::Flags& flags, const config::KubeSchedulerConfiguration& cfg) {
+StatusOr<client::RestConfig> ClientConfig(const cmd::Flags& flags, const config::KubeSchedulerConfiguration& cfg) {
   std::string kubeconfig = !flags.kubeconfig.empty() ? flags.kubeconfig : cfg.client_connection.kubeconfig;
-  auto rc = kubeconfig.empty() && flags.master.empty() ? informers::InClusterConfig()
-                                                       : informers::LoadKubeconfig(kubeconfig, "", flags.master);
+  auto rc = kubeconfig.empty() && flags.master.empty() ? client::InClusterConfig()
+                                                       : client::LoadKubeconfig(kubeconfig, "", flags.master);
   if (!rc.ok()) return rc.status();
   rc->qps = cfg.client_connection.qps;
   rc->burst = cfg.client_connection.burst;
@@ -90,10 +125,14 @@ StatusOr<informers::RestConfig> ClientConfig(const cmd::Flags& flags, const conf
 }
 
 int Run(const cmd::Flags& flags) {
-  // Signals are taken synchronously by this thread, so no handler races the scheduler.
-  // Blocked before any thread starts (threads inherit the mask): a thread that left
-  // SIGTERM unblocked would take it with the default action and kill the process.
-  // SIGUSR2 is internal: the leader elector's thread wakes this one with it.
+  // Signals are taken synchronously, so no handler races the scheduler. They are blocked
+  // before any thread starts (threads inherit the mask): a thread that left SIGTERM
+  // unblocked would take it with the default action and kill the process. One thread
+  // waits for SIGTERM and SIGINT at every stage: before scheduling has started there is
+  // nothing to hand over, and the process exits at once (a start-up that waits for an
+  // unreachable API server or a cache that never syncs must not outlive a SIGTERM);
+  // afterwards it wakes this thread for the graceful stop. SIGUSR2 is internal: the
+  // signal thread and the leader elector's thread wake this one with it.
   sigset_t sigs;
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGTERM);
@@ -101,6 +140,26 @@ int Run(const cmd::Flags& flags) {
   sigaddset(&sigs, SIGUSR2);
   pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
   const pthread_t main_thread = pthread_self();
+  sigset_t wake;
+  sigemptyset(&wake);
+  sigaddset(&wake, SIGUSR2);
+  static std::atomic<bool> scheduling{false};
+  static std::atomic<int> stop_signal{0};
+  std::thread([main_thread] {
+    sigset_t stops;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGINT);
+    int sig = 0;
+    sigwait(&stops, &sig);
+    if (!scheduling.load()) {
+      KLOG(INFO) << "Received " << (sig == SIGTERM ? "SIGTERM" : "SIGINT")
+                 << " before scheduling started; exiting";
+      std::_Exit(0);
+    }
+    stop_signal = sig;
+    pthread_kill(main_thread, SIGUSR2);
+  }).detach();
 
   auto cfg = LoadConfig(flags);
   if (!cfg.ok()) {
@@ -122,37 +181,57 @@ int Run(const cmd::Flags& flags) {
     KLOG(ERROR) << "invalid client configuration: " << rc.status().message();
     return 1;
   }
+  KLOG(INFO) << "API server: " << rc->server;
   const std::string hostname = Hostname();  // events' reportingInstance, the lease identity, the cert SAN
   // Four clients, each an I/O thread with its own connection and rate budget: watches;
   // writes (binds in front, events and status patches as background requests with a
   // budget of their own, so failures never starve binds, and an event after a bind is
   // sent without waking another thread); token/access reviews for /metrics; and the
   // leader-election lease, so a renewal never queues behind binds.
-  auto watch_client = informers::NewCurlApiClient(*rc, {.thread_name = "io-watch"});
-  auto write_client = informers::NewCurlApiClient(*rc, {.thread_name = "io-write"});
-  auto review_client = informers::NewCurlApiClient(*rc, {.thread_name = "io-review"});
-  auto lease_client = informers::NewCurlApiClient(*rc, {.thread_name = "io-lease"});
+  auto watch_client = client::NewCurlApiClient(*rc, {.thread_name = "io-watch"});
+  auto write_client = client::NewCurlApiClient(*rc, {.thread_name = "io-write"});
+  // TokenReview and SubjectAccessReview go to the API server of --authentication-kubeconfig
+  // / --authorization-kubeconfig when given (kubeadm passes the scheduler's own), else to
+  // the scheduler's.
+  client::RestConfig review_config = *rc;
+  if (const std::string& k = !flags.authorization_kubeconfig.empty() ? flags.authorization_kubeconfig
+                                                                      : flags.authentication_kubeconfig;
+      !k.empty()) {
+    auto loaded = client::LoadKubeconfig(k);
+    if (!loaded.ok()) {
+      KLOG(ERROR) << "invalid --authorization-kubeconfig / --authentication-kubeconfig: " << loaded.status().message();
+      return 1;
+    }
+    review_config = std::move(*loaded);
+  }
+  auto review_client = client::NewCurlApiClient(review_config, {.thread_name = "io-review"});
+  auto lease_client = client::NewCurlApiClient(*rc, {.thread_name = "io-lease"});
   for (const auto* c : {&watch_client, &write_client, &review_client, &lease_client}) {
     if (!c->ok()) {
       KLOG(ERROR) << "creating API clients: " << c->status().message();
       return 1;
     }
   }
+  // Set once the scheduler exists; the secure server (started before it) reads it.
+  std::atomic<scheduler::Scheduler*> sched_ptr{nullptr};
   // Declared before the scheduler, so the scheduler (whose queue reports into it) goes first.
-  scheduler::Scheduler* sched_ptr = nullptr;  // set below; read only during scrapes
   metrics::Metrics metrics({
       .cache_sizes = [&sched_ptr] {
-        if (!sched_ptr) return metrics::CacheSizes{};
-        auto& c = sched_ptr->cache();
+        scheduler::Scheduler* s = sched_ptr.load();
+        if (!s) return metrics::CacheSizes{};
+        auto& c = s->cache();
         return metrics::CacheSizes{c.NodeCount(), c.PodCount(), c.AssumedPodCount()};
       },
       .unschedulable_pods = [&sched_ptr] {
-        return sched_ptr ? sched_ptr->queue().UnschedulablePodsByPlugin() : metrics::UnschedulablePodCounts{};
+        scheduler::Scheduler* s = sched_ptr.load();
+        return s ? s->queue().UnschedulablePodsByPlugin() : metrics::UnschedulablePodCounts{};
       },
       .stuck_pods = [&sched_ptr] {
-        return sched_ptr && sched_ptr->decisions() ? sched_ptr->decisions()->StuckCounts()
-                                                   : std::map<std::string, size_t>{};
+        scheduler::Scheduler* s = sched_ptr.load();
+        return s && s->decisions() ? s->decisions()->StuckCounts() : std::map<std::string, size_t>{};
       },
+      .disabled = flags.disabled_metrics,
+      .show_hidden = !flags.show_hidden_metrics_for_version.empty(),
   });
   informers::PodInformer pods(**watch_client, "/api/v1/pods",
                               {.field_selector = informers::kNonTerminalPodsSelector});
@@ -161,6 +240,66 @@ int Run(const cmd::Flags& flags) {
   // default spreading, and PodDisruptionBudgets for preemption (upstream: the shared
   // informer factory's listers).
   informers::ClusterListers listers(**watch_client);
+
+  std::atomic<bool> synced{false};
+  std::atomic<bool> informers_started{false};
+  StartupState startup;
+  std::atomic<leaderelection::LeaderElector*> elector_ptr{nullptr};
+  server::TokenReviewAuthorizer authorizer({.client = review_client->get()});
+  std::unique_ptr<server::Server> srv;
+  if (flags.secure_port != 0) {
+    srv = std::make_unique<server::Server>(server::ServerOptions{
+        .bind_address = flags.bind_address,
+        .secure_port = flags.secure_port,
+        .tls_cert_file = flags.tls_cert_file,
+        .tls_private_key_file = flags.tls_private_key_file,
+        .cert_dir = flags.cert_dir,
+        .hostname = hostname,
+        .tls13_only = flags.tls_min_version == "VersionTLS13",
+        .tls12_ciphers = cmd::OpenSslCipherList(flags.tls_cipher_suites),
+        .always_allow_paths = flags.authorization_always_allow_paths,
+        .authorizer = &authorizer,
+        // As upstream, /readyz carries the leader-election watchdog, which passes on a
+        // standby: a standby is ready (with delayCacheUntilActive it is not, until its
+        // caches sync after winning). /healthz and /livez fail only for a leader that
+        // failed to renew and is still running.
+        .ready =
+            [&synced, &elector_ptr, &startup, &informers_started, &nodes, &pods, &listers] {
+              if (!synced) {
+                // What start-up waits for: the API server, discovery, or an informer.
+                Status why = informers_started ? listers.SyncStatus() : startup.Get();
+                if (informers_started && why.ok()) why = informers::SyncStatusOf(nodes);
+                if (informers_started && why.ok()) why = informers::SyncStatusOf(pods);
+                return Unavailable("handlers are not fully synchronized" +
+                                   (why.ok() ? std::string() : ": " + why.message()));
+              }
+              leaderelection::LeaderElector* e = elector_ptr.load();
+              return e ? e->Check() : Status::OK();
+            },
+        .healthy =
+            [&elector_ptr] {
+              leaderelection::LeaderElector* e = elector_ptr.load();
+              return e ? e->Check() : Status::OK();
+            },
+        .metrics = [&metrics] { return metrics.Serialize(); },
+        .configz = [configz = config::EncodeConfigz(*cfg)] { return configz; },
+        // Why pods are pending and why they went where they went (ksched explain).
+        .endpoints = {{.prefix = "/debug/pods",
+                       .handler = [&sched_ptr](const std::string& path) -> server::HandlerResponse {
+                         scheduler::Scheduler* s = sched_ptr.load();
+                         auto [status, body] = explain::ServeDebugPods(s ? s->decisions() : nullptr, path);
+                         return {status, std::move(body), "application/json"};
+                       }}}});
+    if (Status s = srv->Start(); !s.ok()) {
+      KLOG(ERROR) << "serving on port " << flags.secure_port << ": " << s.message();
+      return 1;
+    }
+  }
+
+  // The server's version decides whether victims get the DisruptionTarget condition
+  // (1.26 on, as kube-scheduler); asked until the server answers.
+  const std::string version = WaitForServerVersion(**write_client, rc->server, startup);
+  startup.Set("starting");
 
   scheduler::SchedulerOptions so;
   so.config = *cfg;
@@ -175,7 +314,7 @@ int Run(const cmd::Flags& flags) {
   so.cluster_lister = &listers;
   // Preemption marks its victims with the DisruptionTarget condition where the server
   // knows the condition (1.26 on), as kube-scheduler does.
-  so.disruption_target_condition = ServerAtLeastMinor(**write_client, 26);
+  so.disruption_target_condition = VersionAtLeastMinor(version, 26);
   so.queue_metrics = &metrics;
   so.framework_metrics = &metrics;
   so.metrics = &metrics;
@@ -193,7 +332,7 @@ int Run(const cmd::Flags& flags) {
   nodes.AddHandler(&(*sched)->node_handler());
   (*sched)->WatchStorage(listers.storage());
   sched_ptr = sched->get();
-  metrics.SetGoroutinesSource("binding", [&sched_ptr] { return static_cast<int64_t>(sched_ptr->BindsInFlight()); });
+  metrics.SetGoroutinesSource("binding", [&sched_ptr] { return static_cast<int64_t>(sched_ptr.load()->BindsInFlight()); });
 
   // Leader election, as kube-scheduler: only the lease holder schedules. Losing the lease
   // exits at once, well inside the renew_deadline < lease_duration margin before another
@@ -225,98 +364,51 @@ int Run(const cmd::Flags& flags) {
     });
     if (!e.ok()) {
       KLOG(ERROR) << "couldn't create leader elector: " << e.status().message();
+      if (srv) srv->Stop();  // its handlers read the scheduler, which goes first
       return 1;
     }
     elector = std::move(*e);
-  }
-
-  std::atomic<bool> synced{false};
-  server::TokenReviewAuthorizer authorizer({.client = review_client->get()});
-  std::unique_ptr<server::Server> srv;
-  if (flags.secure_port != 0) {
-    srv = std::make_unique<server::Server>(server::ServerOptions{
-        .bind_address = flags.bind_address,
-        .secure_port = flags.secure_port,
-        .tls_cert_file = flags.tls_cert_file,
-        .tls_private_key_file = flags.tls_private_key_file,
-        .cert_dir = flags.cert_dir,
-        .hostname = hostname,
-        .always_allow_paths = flags.authorization_always_allow_paths,
-        .authorizer = &authorizer,
-        // As upstream, /readyz carries the leader-election watchdog, which passes on a
-        // standby: a standby is ready (with delayCacheUntilActive it is not, until its
-        // caches sync after winning). /healthz and /livez fail only for a leader that
-        // failed to renew and is still running.
-        .ready =
-            [&synced, &elector] {
-              if (!synced) return Unavailable("handlers are not fully synchronized");
-              return elector ? elector->Check() : Status::OK();
-            },
-        .healthy = [&elector] { return elector ? elector->Check() : Status::OK(); },
-        .metrics = [&metrics] { return metrics.Serialize(); },
-        .configz = [configz = config::EncodeConfigz(*cfg)] { return configz; },
-        // Why pods are pending and why they went where they went (ksched explain).
-        .endpoints = {{.prefix = "/debug/pods",
-                       .handler = [&sched_ptr](const std::string& path) -> server::HandlerResponse {
-                         auto [status, body] =
-                             explain::ServeDebugPods(sched_ptr ? sched_ptr->decisions() : nullptr, path);
-                         return {status, std::move(body), "application/json"};
-                       }}}});
-    if (Status s = srv->Start(); !s.ok()) {
-      KLOG(ERROR) << "serving on port " << flags.secure_port << ": " << s.message();
-      return 1;
-    }
-    KLOG(INFO) << "Serving securely on " << flags.bind_address << ":" << flags.secure_port;
+    elector_ptr = elector.get();
   }
 
   auto start_informers = [&] {
     nodes.Start();
     pods.Start();
-    listers.Start();
+    informers_started = true;  // /readyz asks them from now on
+    listers.Start();           // discovery first: asked until the server answers
     KLOG(INFO) << "Waiting for caches to sync";
-    if (!nodes.WaitForSync(kSyncTimeout) || !pods.WaitForSync(kSyncTimeout) || !listers.WaitForSync(kSyncTimeout)) {
-      KLOG(ERROR) << "informers did not sync within " << kSyncTimeout.count() << " minutes";
-      return false;
+    while (!(nodes.WaitForSync(kSyncReport) && pods.WaitForSync(kSyncReport) && listers.WaitForSync(kSyncReport))) {
+      for (const Status& why : {informers::SyncStatusOf(nodes), informers::SyncStatusOf(pods), listers.SyncStatus()}) {
+        if (!why.ok()) KLOG(WARNING) << "caches not synced yet: " << why.message();
+      }
     }
     synced = true;
-    return true;
   };
   // A standby keeps warm caches so it can take over at once, unless delayCacheUntilActive.
   const bool delay_cache = elector && cfg->delay_cache_until_active;
-  if (!delay_cache && !start_informers()) return 1;
+  if (!delay_cache) start_informers();
 
   int sig = 0;
   if (elector) {
     elector->Start();
-    while (!leading && (sig == 0 || sig == SIGUSR2)) sigwait(&sigs, &sig);
-    if (sig == SIGUSR2) sig = 0;
+    while (!leading) sigwait(&wake, &sig);
   }
-  if (sig == 0) {
-    if (delay_cache && !start_informers()) {
-      (void)elector->Release();
-      return 1;
-    }
-    if (elector && !delay_cache) {
-      // A standby's watches may have been failing or lagging (an apiserver restart, RBAC
-      // still warming up): its cache can miss the previous leader's last binds, and
-      // scheduling on it would fill that room twice. Read pods and nodes afresh from etcd
-      // before the first scheduling cycle.
-      KLOG(INFO) << "Became leader; reading pods and nodes afresh before scheduling";
-      while (sig == 0 && !(pods.RelistAndWait(kFreshReadTimeout) && nodes.RelistAndWait(kFreshReadTimeout))) {
-        KLOG(WARNING) << "pods and nodes not read afresh within " << kFreshReadTimeout.count() << " ms; waiting";
-        timespec poll{};
-        int pending = sigtimedwait(&sigs, nullptr, &poll);
-        if (pending == SIGTERM || pending == SIGINT) sig = pending;
-      }
-    }
+  if (delay_cache) start_informers();
+  if (elector && !delay_cache) {
+    // A standby's watches may have been failing or lagging (an apiserver restart, RBAC
+    // still warming up): its cache can miss the previous leader's last binds, and
+    // scheduling on it would fill that room twice. Read pods and nodes afresh from etcd
+    // before the first scheduling cycle.
+    KLOG(INFO) << "Became leader; reading pods and nodes afresh before scheduling";
+    while (!(pods.RelistAndWait(kFreshReadTimeout) && nodes.RelistAndWait(kFreshReadTimeout)))
+      KLOG(WARNING) << "pods and nodes not read afresh within " << kFreshReadTimeout.count() << " ms; waiting";
   }
-  if (sig == 0) {
-    KLOG(INFO) << "Caches are synced; starting to schedule (" << cfg->profiles.size() << " profile(s), "
-               << nodes.Size() << " nodes)";
-    (*sched)->Run();
-    do sigwait(&sigs, &sig);
-    while (sig == SIGUSR2);
-  }
+  KLOG(INFO) << "Caches are synced; starting to schedule (" << cfg->profiles.size() << " profile(s), "
+             << nodes.Size() << " nodes)";
+  scheduling = true;
+  (*sched)->Run();
+  while (stop_signal.load() == 0) sigwait(&wake, &sig);
+  sig = stop_signal.load();
   KLOG(INFO) << "Received " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << ", shutting down";
   (*sched)->Stop(kShutdownGrace);
   // Events and status patches wait behind binds; send what is still queued before the
@@ -352,6 +444,14 @@ int main(int argc, char** argv) {
     std::printf("ksched v0.1.0 (KubeSchedulerConfiguration kubescheduler.config.k8s.io/v1)\n");
     return 0;
   }
+  if (ksched::Status s = ksched::cmd::ValidateFlags(flags); !s.ok()) {
+    std::fprintf(stderr, "Error: %s\n", s.message().c_str());
+    return 1;
+  }
   ksched::log::SetVerbosity(flags.verbosity);
+  ksched::log::SetVmodule(flags.vmodule);
+  if (flags.logging_format == "json") ksched::log::SetFormat(ksched::log::Format::kJson);
+  for (const auto& [name, why] : flags.without_effect)
+    KLOG(WARNING) << "flag --" << name << " is accepted but has no effect: " << why;
   return Run(flags);
 }

@@ -223,6 +223,53 @@ bool KeepVolume(const Volume& vol) {
   return !vol.pvc_claim_name.empty() || vol.ephemeral || vol.source != VolumeSource{};
 }
 
+// spec.resourceClaims[]: the name is all the scheduler needs until DRA allocates.
+bool DecodePodResourceClaim(od::value& v, std::string& name, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "name") return ReadString(fv, name, err);
+    return true;
+  });
+}
+
+// A ResourceRequirements object's requests (limits and claims are not scheduled on).
+bool ReadRequests(od::value& v, ResourceList& out, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "requests") return ReadResourceList(fv, out, err);
+    return true;
+  });
+}
+
+// Same, into an optional that is set only when `requests` is present.
+bool ReadOptionalRequests(od::value& v, std::optional<ResourceList>& out, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key != "requests") return true;
+    out.emplace();
+    return ReadResourceList(fv, *out, err);
+  });
+}
+
+bool DecodeContainerResourceStatus(od::value& v, ContainerResourceStatus& cs, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "name") return ReadString(fv, cs.name, err);
+    if (key == "allocatedResources") {
+      cs.allocated.emplace();
+      return ReadResourceList(fv, *cs.allocated, err);
+    }
+    if (key == "resources") return ReadOptionalRequests(fv, cs.actual, err);
+    return true;
+  });
+}
+
+// Appends: containerStatuses and initContainerStatuses go to the same list.
+bool ReadContainerResourceStatuses(od::value& v, std::vector<ContainerResourceStatus>& out, DecodeError& err) {
+  std::vector<ContainerResourceStatus> got;
+  if (!ReadArrayIf(v, got, err, DecodeContainerResourceStatus,
+                   [](const ContainerResourceStatus& cs) { return cs.allocated || cs.actual; }))
+    return false;
+  for (ContainerResourceStatus& cs : got) out.push_back(std::move(cs));
+  return true;
+}
+
 bool DecodeSchedulingGate(od::value& v, std::string& name, DecodeError& err) {
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
     if (key == "name") return ReadString(fv, name, err);
@@ -261,6 +308,8 @@ bool DecodePodSpec(od::value& v, PodSpec& s, DecodeError& err) {
     if (key == "volumes") {
       return ReadArrayIf(fv, s.volumes, err, DecodeVolume, KeepVolume);
     }
+    if (key == "resources") return ReadRequests(fv, s.pod_requests, err);
+    if (key == "resourceClaims") return ReadArray(fv, s.resource_claims, err, DecodePodResourceClaim);
     return true;
   });
 }
@@ -283,11 +332,16 @@ bool DecodeConditionView(od::value& v, ConditionView& c, DecodeError& err) {
   });
 }
 
-// status.conditions, keeping only PodScheduled (see types.h).
-bool ReadPodScheduledCondition(od::value& v, std::vector<PodCondition>& out, DecodeError& err) {
+// status.conditions, keeping only PodScheduled (see types.h); PodResizePending's reason
+// sets `resize_infeasible`.
+bool ReadPodScheduledCondition(od::value& v, std::vector<PodCondition>& out, bool& resize_infeasible,
+                               DecodeError& err) {
   std::vector<ConditionView> kept;
-  if (!ReadArrayIf(v, kept, err, DecodeConditionView,
-                   [](const ConditionView& c) { return c.type == "PodScheduled"; })) {
+  resize_infeasible = false;
+  if (!ReadArrayIf(v, kept, err, DecodeConditionView, [&](const ConditionView& c) {
+        if (c.type == "PodResizePending") resize_infeasible = c.reason == "Infeasible";
+        return c.type == "PodScheduled";
+      })) {
     return false;
   }
   out.clear();
@@ -304,10 +358,17 @@ bool DecodePodStatus(od::value& v, PodStatus& s, DecodeError& err) {
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
     if (key == "phase") return ReadString(fv, s.phase, err);
     if (key == "conditions") {
-      return ReadPodScheduledCondition(fv, s.conditions, err);
+      return ReadPodScheduledCondition(fv, s.conditions, s.resize_infeasible, err);
     }
     if (key == "nominatedNodeName") return ReadString(fv, s.nominated_node_name, err);
     if (key == "startTime") return ReadString(fv, s.start_time, err);
+    if (key == "containerStatuses" || key == "initContainerStatuses")
+      return ReadContainerResourceStatuses(fv, s.container_resources, err);
+    if (key == "allocatedResources") {
+      s.pod_allocated.emplace();
+      return ReadResourceList(fv, *s.pod_allocated, err);
+    }
+    if (key == "resources") return ReadOptionalRequests(fv, s.pod_actual, err);
     return true;
   });
 }

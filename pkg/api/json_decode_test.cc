@@ -208,6 +208,90 @@ TEST(JsonDecodeTest, DecodesKubectlPod) {
   EXPECT_EQ(cond->last_transition_time, "2024-05-01T10:00:01Z");
 }
 
+// A pod as a 1.36 API server serves it, with the fields added since 1.20 (pod-level
+// resources, resource claims, resize policy and status, user namespaces, OS, sidecar
+// restart rules, host-network ports, image volumes...): the ones the scheduler counts are
+// read, every other one is tolerated.
+constexpr char kPod136[] = R"({
+  "kind": "Pod", "apiVersion": "v1",
+  "metadata": {"name": "trainer-0", "namespace": "ml", "uid": "u-136", "resourceVersion": "9",
+               "generation": 3, "creationTimestamp": "2026-05-01T10:00:00Z",
+               "managedFields": [{"manager": "kubectl", "operation": "Apply", "apiVersion": "v1",
+                                  "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}}}]},
+  "spec": {
+    "schedulerName": "ksched",
+    "hostUsers": false, "os": {"name": "linux"}, "hostnameOverride": "t0",
+    "resources": {"requests": {"cpu": "2", "memory": "4Gi", "ephemeral-storage": "1Gi"},
+                  "limits": {"cpu": "4", "memory": "8Gi"}},
+    "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"},
+                       {"name": "shared", "resourceClaimName": "shared-nic"}],
+    "schedulingGates": [],
+    "containers": [{"name": "main", "image": "trainer:1",
+                    "resources": {"requests": {"cpu": "1", "memory": "1Gi"}, "claims": [{"name": "gpu", "request": "r0"}]},
+                    "resizePolicy": [{"resourceName": "cpu", "restartPolicy": "NotRequired"}],
+                    "restartPolicyRules": [{"action": "Restart", "exitCodes": {"operator": "In", "values": [42]}}],
+                    "stopSignal": "SIGTERM"}],
+    "initContainers": [{"name": "log", "image": "log:1", "restartPolicy": "Always",
+                        "resources": {"requests": {"cpu": "100m"}}}],
+    "volumes": [{"name": "model", "image": {"reference": "models:v1", "pullPolicy": "IfNotPresent"}}]
+  },
+  "status": {
+    "phase": "Running",
+    "observedGeneration": 3,
+    "conditions": [{"type": "PodResizePending", "status": "True", "reason": "Infeasible",
+                    "message": "Node didn't have enough capacity", "observedGeneration": 3},
+                   {"type": "PodResizeInProgress", "status": "False"},
+                   {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-05-01T10:00:01Z"}],
+    "resources": {"requests": {"cpu": "1500m", "memory": "4Gi"}},
+    "allocatedResources": {"cpu": "1500m", "memory": "4Gi"},
+    "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "trainer-0-gpu-x7k"}],
+    "containerStatuses": [{"name": "main", "ready": true, "restartCount": 0, "image": "trainer:1",
+                           "imageID": "", "started": true, "state": {"running": {}},
+                           "allocatedResources": {"cpu": "1", "memory": "1Gi"},
+                           "resources": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "2"}},
+                           "user": {"linux": {"uid": 1000, "gid": 1000}},
+                           "allocatedResourcesStatus": [{"name": "claim:gpu/r0", "resources": []}]},
+                          {"name": "plain", "ready": true, "restartCount": 0, "image": "x", "imageID": ""}],
+    "initContainerStatuses": [{"name": "log", "ready": true, "restartCount": 0, "image": "log:1", "imageID": "",
+                               "allocatedResources": {"cpu": "100m"}}]
+  }
+})";
+
+TEST(JsonDecodeTest, DecodesThe136PodFields) {
+  auto result = DecodePod(kPod136);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  const Pod& pod = **result;
+  EXPECT_EQ(pod.spec.pod_requests, (ResourceList{{"cpu", *Quantity::Parse("2")},
+                                                 {"memory", *Quantity::Parse("4Gi")},
+                                                 {"ephemeral-storage", *Quantity::Parse("1Gi")}}));
+  EXPECT_EQ(pod.spec.resource_claims, (std::vector<std::string>{"gpu", "shared"}));
+  EXPECT_TRUE(pod.status.resize_infeasible);
+  ASSERT_EQ(pod.status.conditions.size(), 1u);  // only PodScheduled is kept
+  EXPECT_EQ(pod.status.conditions[0].type, "PodScheduled");
+  ASSERT_EQ(pod.status.container_resources.size(), 2u);  // "plain" reports neither list
+  EXPECT_EQ(pod.status.container_resources[0].name, "main");
+  EXPECT_EQ(pod.status.container_resources[0].allocated,
+            (ResourceList{{"cpu", *Quantity::Parse("1")}, {"memory", *Quantity::Parse("1Gi")}}));
+  EXPECT_EQ(pod.status.container_resources[0].actual,
+            (ResourceList{{"cpu", *Quantity::Parse("1")}, {"memory", *Quantity::Parse("1Gi")}}));
+  EXPECT_EQ(pod.status.container_resources[1].name, "log");
+  EXPECT_FALSE(pod.status.container_resources[1].actual.has_value());
+  EXPECT_EQ(pod.status.pod_allocated,
+            (ResourceList{{"cpu", *Quantity::Parse("1500m")}, {"memory", *Quantity::Parse("4Gi")}}));
+  EXPECT_EQ(pod.status.pod_actual, pod.status.pod_allocated);
+  ASSERT_EQ(pod.spec.init_containers.size(), 1u);
+  EXPECT_TRUE(pod.spec.init_containers[0].restart_policy_always);
+
+  // A 1.20 pod has none of them.
+  auto old = DecodePod(kKubectlPod);
+  ASSERT_TRUE(old.ok());
+  EXPECT_TRUE((*old)->spec.pod_requests.empty());
+  EXPECT_TRUE((*old)->spec.resource_claims.empty());
+  EXPECT_TRUE((*old)->status.container_resources.empty());
+  EXPECT_FALSE((*old)->status.pod_allocated.has_value());
+  EXPECT_FALSE((*old)->status.resize_infeasible);
+}
+
 TEST(JsonDecodeTest, RetainsOnlyRegisteredAnnotations) {
   constexpr std::string_view kJson = R"({"metadata":{"name":"p","namespace":"d",
     "annotations":{"a.example.com/keep":"1","b.example.com/drop":"2"}}})";

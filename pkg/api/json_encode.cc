@@ -5,6 +5,7 @@
 #include "pkg/api/json.h"
 #include "pkg/api/json_writer.h"
 #include "pkg/api/selector.h"
+#include "pkg/util/json_string.h"
 
 namespace ksched::api {
 namespace {
@@ -300,40 +301,23 @@ void WritePodCondition(JsonWriter& w, const PodCondition& c, std::optional<int64
 
 }  // namespace
 
-void AppendJsonString(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.reserve(out.size() + s.size() + 2);
-  out += '"';
-  size_t run = 0;  // start of the pending run of bytes that need no escaping
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s.data() + run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 0xf];
-    }
-  }
-  out.append(s.data() + run, s.size() - run);
-  out += '"';
-}
+void AppendJsonString(std::string& out, std::string_view s) { AppendJsonQuoted(out, s); }
 
 void AppendQuantity(std::string& out, Quantity q) {
-  char buf[24];
-  int64_t milli = q.MilliValue();
-  bool whole = milli % 1000 == 0;
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), whole ? milli / 1000 : milli);
-  out.append(buf, end);
+  const Quantity::Milli milli = q.ExactMilli();
+  const bool whole = milli % 1000 == 0;
+  Quantity::Milli v = whole ? milli / 1000 : milli;
+  // Digits from the lowest, each taken off a non-positive value so the minimum is safe.
+  char buf[48];
+  char* p = buf + sizeof(buf);
+  const bool negative = v < 0;
+  if (!negative) v = -v;
+  do {
+    *--p = static_cast<char>('0' - static_cast<int>(v % 10));
+    v /= 10;
+  } while (v != 0);
+  if (negative) *--p = '-';
+  out.append(p, buf + sizeof(buf));
   if (!whole) out += 'm';
 }
 

@@ -8,6 +8,9 @@ namespace ksched::api {
 namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+using Milli = Quantity::Milli;
+// The largest amount kept; anything larger saturates here.
+constexpr Milli kMaxMilli = static_cast<Milli>(~static_cast<unsigned __int128>(0) >> 1);
 
 // Upstream reports every malformed quantity with the regular expression its scanner
 // approximates; we keep that text so messages match what users see from kubectl.
@@ -133,9 +136,9 @@ bool InterpretSuffix(std::string_view s, Suffix& out) {
 
 // Exact conversion of digits * 10^exp10 * 2^exp2 to milli-units, rounding any remaining
 // fraction away from zero (upstream rounds "0.1m" up to 1m so a request never becomes
-// free) and saturating at int64 max. Works on a little-endian decimal digit array so
+// free) and saturating at kMaxMilli. Works on a little-endian decimal digit array so
 // arbitrarily long inputs stay exact.
-int64_t ToMilli(std::string_view num, std::string_view denom, Suffix suf) {
+Milli ToMilli(std::string_view num, std::string_view denom, Suffix suf) {
   // Fast path: the common "500m", "2", "128Mi" forms fit comfortably in 64 bits.
   if (denom.empty() && num.size() <= 9) {
     int64_t v = 0;
@@ -179,7 +182,8 @@ int64_t ToMilli(std::string_view num, std::string_view denom, Suffix suf) {
   exp10 += static_cast<int64_t>(low);
   int64_t n = static_cast<int64_t>(digits.size() - low);
   int64_t int_digits = n + exp10;
-  if (int_digits > 19) return kMax;
+  // 10^38 - 1 < kMaxMilli < 10^39: 38 digits always fit, 39 never do.
+  if (int_digits > 38) return kMaxMilli;
   bool fraction = exp10 < 0;
   unsigned __int128 v = 0;
   for (int64_t i = n - 1; i >= 0 && (n - 1 - i) < int_digits; --i) {
@@ -187,21 +191,26 @@ int64_t ToMilli(std::string_view num, std::string_view denom, Suffix suf) {
   }
   for (int64_t i = 0; i < exp10; ++i) v *= 10;
   if (fraction) v += 1;
-  if (v > static_cast<unsigned __int128>(kMax)) return kMax;
-  return static_cast<int64_t>(v);
-}
-
-int64_t SaturatingMul1000(int64_t v) {
-  int64_t out;
-  if (__builtin_mul_overflow(v, int64_t{1000}, &out)) {
-    return v < 0 ? std::numeric_limits<int64_t>::min() : kMax;
-  }
-  return out;
+  if (v > static_cast<unsigned __int128>(kMaxMilli)) return kMaxMilli;
+  return static_cast<Milli>(v);
 }
 
 }  // namespace
 
-Quantity Quantity::FromValue(int64_t value) { return FromMilli(SaturatingMul1000(value)); }
+int64_t Quantity::Int64Of(Milli milli) {
+  if (milli > kMax) return kMax;
+  if (milli < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(milli);
+}
+
+int64_t Quantity::ValueOf(Milli milli) {
+  // Rounded away from zero, like upstream's ScaledValue(0) on an int64 amount.
+  Milli v = milli / 1000;
+  if (milli % 1000 != 0) v += milli > 0 ? 1 : -1;
+  return Int64Of(v);
+}
+
+int64_t Quantity::MilliValue() const { return Int64Of(milli_); }
 
 StatusOr<Quantity> Quantity::Parse(std::string_view s) {
   if (s.empty()) return QuantityError(kFormatError, s);
@@ -209,16 +218,11 @@ StatusOr<Quantity> Quantity::Parse(std::string_view s) {
   if (!Scan(s, scanned)) return QuantityError(kFormatError, s);
   Suffix suffix;
   if (!InterpretSuffix(scanned.suffix, suffix)) return QuantityError(kSuffixError, s);
-  int64_t milli = ToMilli(scanned.num, scanned.denom, suffix);
+  Milli milli = ToMilli(scanned.num, scanned.denom, suffix);
   // Magnitudes saturate symmetrically, so negation cannot overflow.
-  return FromMilli(scanned.negative ? -milli : milli);
+  return FromExactMilli(scanned.negative ? -milli : milli);
 }
 
-int64_t Quantity::Value() const {
-  // Rounded away from zero, like upstream's ScaledValue(0) on an int64 amount.
-  int64_t v = milli_ / 1000;
-  if (milli_ % 1000 != 0) v += milli_ > 0 ? 1 : -1;
-  return v;
-}
+int64_t Quantity::Value() const { return ValueOf(milli_); }
 
 }  // namespace ksched::api

@@ -65,13 +65,13 @@ TEST(QuantityTest, ParsesLikeApimachinery) {
       {"1.", 1000},
       {"1.G", 1000000000000},
       {"007", 7000},
-      // Saturation: beyond int64 milli-units.
+      // MilliValue() saturates beyond int64 milli-units (Value() stays exact: below).
       {"1E", kMax},
       {"12E", kMax},
       {"9Ei", kMax},
       {"9Pi", kMax},
       {"9223372036854775807Ki", kMax},
-      {"-9Ei", -kMax},
+      {"-9Ei", std::numeric_limits<int64_t>::min()},
       {"1e1000000000000", kMax},
       {"1e-1000000000000", 1},
       // Upstream's scanner accepts a missing number as zero.
@@ -133,6 +133,36 @@ TEST(QuantityTest, ValueRoundsAwayFromZero) {
     ASSERT_TRUE(q.ok()) << c.in;
     EXPECT_EQ(q->Value(), c.value) << c.in;
   }
+}
+
+// Memory and storage are compared by Value(): it is exact over int64's whole range, as
+// upstream's int64 amounts are, rather than the same number for every amount from about
+// 8 PiB up (a pod asking 1E of memory fitted a node with 10P).
+TEST(QuantityTest, ValueIsExactBeyondInt64MilliUnits) {
+  struct Case {
+    std::string_view in;
+    int64_t value;
+  };
+  const Case cases[] = {
+      {"10P", 10000000000000000},
+      {"1E", 1000000000000000000},
+      {"9E", 9000000000000000000},
+      {"7Ei", 8070450532247928832},
+      {"9223372036854775807", kMax},
+      {"9223372036854775807Ki", kMax},  // beyond int64: saturated
+      {"-1E", -1000000000000000000},
+      {"1e100", kMax},
+      {"-1e100", std::numeric_limits<int64_t>::min()},
+  };
+  for (const auto& c : cases) {
+    auto q = Quantity::Parse(c.in);
+    ASSERT_TRUE(q.ok()) << c.in;
+    EXPECT_EQ(q->Value(), c.value) << c.in;
+  }
+  EXPECT_GT(*Quantity::Parse("1E"), *Quantity::Parse("10P"));
+  EXPECT_GT(*Quantity::Parse("8Pi"), *Quantity::Parse("8P"));
+  EXPECT_LT(*Quantity::Parse("9E"), *Quantity::Parse("9Ei"));
+  EXPECT_EQ(*Quantity::Parse("1E"), *Quantity::Parse("1000P"));
 }
 
 TEST(QuantityTest, FromValueSaturates) {

@@ -283,7 +283,22 @@ struct PodSpec {
   SharedVector<TopologySpreadConstraint> topology_spread_constraints;
   std::vector<std::string> scheduling_gates;
   std::vector<Volume> volumes;
+  // spec.resources.requests: pod-level resources (on by default since 1.34). For cpu,
+  // memory and hugepages-* they replace the containers' sum (upstream PodRequests).
+  ResourceList pod_requests;
+  // spec.resourceClaims[].name: DRA claims the pod needs allocated before it can run.
+  std::vector<std::string> resource_claims;
   bool operator==(const PodSpec&) const = default;
+};
+
+// A container's resources as the kubelet reports them during an in-place resize:
+// status.(init)containerStatuses[].allocatedResources and .resources.requests. Kept only
+// for containers that report either.
+struct ContainerResourceStatus {
+  std::string name;
+  std::optional<ResourceList> allocated;
+  std::optional<ResourceList> actual;
+  bool operator==(const ContainerResourceStatus&) const = default;
 };
 
 struct PodStatus {
@@ -293,6 +308,15 @@ struct PodStatus {
   std::vector<PodCondition> conditions;
   std::string nominated_node_name;
   std::string start_time;  // RFC 3339; empty until the kubelet starts the pod
+  // In-place resize (GA in 1.35): what the kubelet allocated and actuated, per container
+  // and, where it reports them, for the pod (status.allocatedResources,
+  // status.resources.requests); and whether a pending resize is Infeasible (the
+  // PodResizePending condition's reason). The scheduler counts the larger of spec,
+  // allocated and actual (upstream resourcehelper.PodRequests with UseStatusResources).
+  std::vector<ContainerResourceStatus> container_resources;
+  std::optional<ResourceList> pod_allocated;
+  std::optional<ResourceList> pod_actual;
+  bool resize_infeasible = false;
   bool operator==(const PodStatus&) const = default;
 };
 

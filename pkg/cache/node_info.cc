@@ -53,15 +53,16 @@ bool Saturated(const Resource& r) {
 // fractional amounts round once per pod rather than once per container.
 class MilliList {
  public:
+  using Milli = api::Quantity::Milli;
   void Add(const MilliList& other) {
-    for (const auto& [name, v] : other.entries_) At(name) = SaturatingAdd(At(name), v);
+    for (const auto& [name, v] : other.entries_) At(name) = Sum(At(name), v);
   }
   void Add(const api::ResourceList& list) {
-    for (const auto& [name, q] : list) At(name) = SaturatingAdd(At(name), q.MilliValue());
+    for (const auto& [name, q] : list) At(name) = Sum(At(name), q.ExactMilli());
   }
   void Max(const MilliList& other) {
     for (const auto& [name, v] : other.entries_) {
-      int64_t& mine = At(name);
+      Milli& mine = At(name);
       mine = std::max(mine, v);
     }
   }
@@ -69,9 +70,22 @@ class MilliList {
   // an explicit 0 is kept).
   void DefaultMissing(int64_t milli_cpu, int64_t memory_bytes) {
     if (!Has(kCpu)) At(kCpu) = milli_cpu;
-    if (!Has(kMemory)) At(kMemory) = memory_bytes * 1000;
+    if (!Has(kMemory)) At(kMemory) = static_cast<Milli>(memory_bytes) * 1000;
   }
-  int64_t Get(std::string_view name) const {
+  // Takes `list` off (upstream subtractResourceList: only names already here).
+  void Subtract(const api::ResourceList& list) {
+    for (const auto& [name, q] : list) {
+      for (auto& [n, v] : entries_) {
+        if (n == name) v = Sum(v, -q.ExactMilli());
+      }
+    }
+  }
+  void Set(std::string_view name, Milli value) { At(name) = value; }
+  template <typename F>
+  void ForEach(F&& f) const {
+    for (const auto& [n, v] : entries_) f(n, v);
+  }
+  Milli Get(std::string_view name) const {
     for (const auto& [n, v] : entries_) {
       if (n == name) return v;
     }
@@ -80,7 +94,7 @@ class MilliList {
   Resource ToResource() const {
     api::ResourceList list;
     list.reserve(entries_.size());
-    for (const auto& [name, v] : entries_) list.emplace_back(std::string(name), api::Quantity::FromMilli(v));
+    for (const auto& [name, v] : entries_) list.emplace_back(std::string(name), api::Quantity::FromExactMilli(v));
     return Resource::FromList(list);
   }
 
@@ -88,7 +102,7 @@ class MilliList {
   bool Has(std::string_view name) const {
     return std::any_of(entries_.begin(), entries_.end(), [&](const auto& e) { return e.first == name; });
   }
-  int64_t& At(std::string_view name) {
+  Milli& At(std::string_view name) {
     for (auto& [n, v] : entries_) {
       if (n == name) return v;
     }
@@ -96,26 +110,52 @@ class MilliList {
   }
 
   // Names point into the pod being measured, which outlives the computation.
-  std::vector<std::pair<std::string_view, int64_t>> entries_;
+  // Saturating at the 128-bit bounds: amounts past them ("1e100") are already saturated.
+  static Milli Sum(Milli a, Milli b) {
+    Milli out;
+    if (__builtin_add_overflow(a, b, &out)) return b < 0 ? -kMaxMilli - 1 : kMaxMilli;
+    return out;
+  }
+  static constexpr Milli kMaxMilli = static_cast<Milli>(~static_cast<unsigned __int128>(0) >> 1);
+
+  std::vector<std::pair<std::string_view, Milli>> entries_;
 };
 
-MilliList ContainerRequests(const api::Container& c, bool non_zero) {
+MilliList ContainerRequests(const api::ResourceList* requests, bool non_zero) {
   MilliList l;
-  l.Add(c.requests);
+  if (requests) l.Add(*requests);
   if (non_zero) l.DefaultMissing(kDefaultMilliCpuRequest, kDefaultMemoryRequest);
   return l;
 }
 
-// Upstream resourcehelper.PodRequests: regular containers and sidecars run together;
+// Which of a container's lists is summed (upstream containerSpecRequests,
+// containerAllocatedRequests and containerActuatedRequests).
+enum class Source { kSpec, kAllocated, kActual };
+
+const api::ResourceList* ContainerList(const api::Container& c, const api::PodStatus& status, Source source) {
+  if (source == Source::kSpec) return &c.requests;
+  const api::ContainerResourceStatus* cs = nullptr;
+  for (const auto& s : status.container_resources) {
+    if (s.name == c.name) {
+      cs = &s;
+      break;
+    }
+  }
+  if (source == Source::kActual && cs && cs->actual) return &*cs->actual;
+  if (cs && cs->allocated) return &*cs->allocated;
+  return status.resize_infeasible ? nullptr : &c.requests;
+}
+
+// Upstream's aggregation over containers: regular containers and sidecars run together;
 // each regular init container runs alongside the sidecars started before it; the pod
-// needs the larger of the two, plus its overhead.
-MilliList PodRequests(const api::Pod& pod, bool non_zero) {
+// needs the larger of the two.
+MilliList AggregateContainers(const api::Pod& pod, bool non_zero, Source source) {
   MilliList reqs;
-  for (const auto& c : pod.spec.containers) reqs.Add(ContainerRequests(c, non_zero));
+  for (const auto& c : pod.spec.containers) reqs.Add(ContainerRequests(ContainerList(c, pod.status, source), non_zero));
   MilliList sidecars;
   MilliList init_peak;
   for (const auto& ic : pod.spec.init_containers) {
-    MilliList r = ContainerRequests(ic, non_zero);
+    MilliList r = ContainerRequests(ContainerList(ic, pod.status, source), non_zero);
     if (ic.restart_policy_always) {
       reqs.Add(r);
       sidecars.Add(r);
@@ -126,6 +166,58 @@ MilliList PodRequests(const api::Pod& pod, bool non_zero) {
     }
   }
   reqs.Max(init_peak);
+  return reqs;
+}
+
+// Pod-level resources apply to cpu, memory and hugepages (upstream
+// IsSupportedPodLevelResource).
+bool IsPodLevelResource(std::string_view name) {
+  return name == kCpu || name == kMemory || name.starts_with("hugepages-");
+}
+
+bool HasPodLevelRequests(const api::Pod& pod) {
+  return std::any_of(pod.spec.pod_requests.begin(), pod.spec.pod_requests.end(),
+                     [](const auto& e) { return IsPodLevelResource(e.first); });
+}
+
+// Upstream resourcehelper.PodRequests as kube-scheduler 1.36 calls it (in-place resize
+// and pod-level resources on): per container, the larger of spec, allocated and actual
+// requests (only allocated and actual while a resize is Infeasible); the pod-level
+// status lists instead when the kubelet reports them; then pod-level requests replace
+// the containers' cpu, memory and hugepages (the larger of them and the pod-level status,
+// less overhead, during a resize); then the overhead.
+MilliList PodRequests(const api::Pod& pod, bool non_zero) {
+  const api::PodStatus& st = pod.status;
+  MilliList reqs;
+  if (st.container_resources.empty() && !st.pod_allocated && !st.pod_actual && !st.resize_infeasible) {
+    reqs = AggregateContainers(pod, non_zero, Source::kSpec);  // nothing reported: spec is all
+  } else {
+    MilliList allocated, actual;
+    if (st.pod_allocated && st.pod_actual) {
+      allocated.Add(*st.pod_allocated);
+      actual.Add(*st.pod_actual);
+    } else {
+      allocated = AggregateContainers(pod, non_zero, Source::kAllocated);
+      actual = AggregateContainers(pod, non_zero, Source::kActual);
+    }
+    if (!st.resize_infeasible) reqs = AggregateContainers(pod, non_zero, Source::kSpec);
+    reqs.Max(allocated);
+    reqs.Max(actual);
+  }
+  if (HasPodLevelRequests(pod)) {
+    MilliList effective;
+    if (!st.resize_infeasible || (!st.pod_allocated && !st.pod_actual)) effective.Add(pod.spec.pod_requests);
+    for (const auto* status_list : {&st.pod_allocated, &st.pod_actual}) {
+      if (!*status_list) continue;
+      MilliList l;
+      l.Add(**status_list);
+      l.Subtract(pod.spec.overhead);
+      effective.Max(l);
+    }
+    effective.ForEach([&](std::string_view name, MilliList::Milli v) {
+      if (IsPodLevelResource(name)) reqs.Set(name, v);
+    });
+  }
   reqs.Add(pod.spec.overhead);
   return reqs;
 }
@@ -247,8 +339,8 @@ PodRequest ComputePodRequest(const api::Pod& pod) {
   PodRequest out;
   out.request = PodRequests(pod, /*non_zero=*/false).ToResource();
   MilliList non_zero = PodRequests(pod, /*non_zero=*/true);
-  out.non_zero_milli_cpu = non_zero.Get(kCpu);
-  out.non_zero_memory = api::Quantity::FromMilli(non_zero.Get(kMemory)).Value();
+  out.non_zero_milli_cpu = api::Quantity::Int64Of(non_zero.Get(kCpu));
+  out.non_zero_memory = api::Quantity::ValueOf(non_zero.Get(kMemory));
   return out;
 }
 

@@ -182,6 +182,110 @@ TEST(ComputePodRequestTest, Table) {
   }
 }
 
+// Pod-level resources (spec.resources.requests) and in-place resize (what the kubelet
+// allocated and actuated) as kube-scheduler 1.36 counts them; the 1.20 test API server
+// drops these fields, so they are checked here from the decoded model.
+TEST(ComputePodRequestTest, PodLevelResourcesAndInPlaceResize) {
+  struct Case {
+    const char* name;
+    std::function<void(api::Pod&)> spec;
+    int64_t cpu, memory;
+    int64_t non_zero_cpu, non_zero_memory;
+  };
+  auto two_containers = [](api::Pod& p) {
+    p.spec.containers = {MakeContainer(Res({{"cpu", "100m"}, {"memory", "100Mi"}})), MakeContainer({})};
+    p.spec.containers[0].name = "a";
+    p.spec.containers[1].name = "b";
+  };
+  auto status = [](std::string name, std::optional<api::ResourceList> allocated,
+                   std::optional<api::ResourceList> actual) {
+    return api::ContainerResourceStatus{std::move(name), std::move(allocated), std::move(actual)};
+  };
+  const Case cases[] = {
+      {"pod-level cpu replaces the containers' sum; memory still from containers",
+       [&](api::Pod& p) {
+         two_containers(p);
+         p.spec.pod_requests = Res({{"cpu", "2"}});
+       },
+       2000, 100 * kMi, 2000, 300 * kMi},
+      {"pod-level cpu and memory replace both, the non-zero defaults too",
+       [&](api::Pod& p) {
+         two_containers(p);
+         p.spec.pod_requests = Res({{"cpu", "500m"}, {"memory", "1Gi"}});
+       },
+       500, 1024 * kMi, 500, 1024 * kMi},
+      {"pod-level requests of other resources are not pod-level resources",
+       [&](api::Pod& p) {
+         two_containers(p);
+         p.spec.pod_requests = Res({{"ephemeral-storage", "1Gi"}});
+       },
+       100, 100 * kMi, 200, 300 * kMi},
+      {"overhead still adds to pod-level requests",
+       [&](api::Pod& p) {
+         two_containers(p);
+         p.spec.pod_requests = Res({{"cpu", "1"}});
+         p.spec.overhead = Res({{"cpu", "250m"}});
+       },
+       1250, 100 * kMi, 1250, 300 * kMi},
+      {"a resize up not yet allocated: the spec counts",
+       [&](api::Pod& p) {
+         two_containers(p);
+         p.spec.containers[0].requests = Res({{"cpu", "1"}, {"memory", "100Mi"}});
+         p.status.container_resources = {status("a", Res({{"cpu", "100m"}, {"memory", "100Mi"}}),
+                                                Res({{"cpu", "100m"}, {"memory", "100Mi"}}))};
+       },
+       1000, 100 * kMi, 1100, 300 * kMi},
+      {"a resize down not yet actuated: the kubelet still holds the old amount",
+       [&](api::Pod& p) {
+         two_containers(p);
+         p.status.container_resources = {status("a", Res({{"cpu", "100m"}, {"memory", "100Mi"}}),
+                                                Res({{"cpu", "3"}, {"memory", "100Mi"}}))};
+       },
+       3000, 100 * kMi, 3100, 300 * kMi},
+      {"allocated beyond spec and actual",
+       [&](api::Pod& p) {
+         two_containers(p);
+         p.status.container_resources = {status("a", Res({{"cpu", "2"}}), std::nullopt)};
+       },
+       // non-zero: the allocated list lacks memory, so it gets the 200Mi default too
+       2000, 100 * kMi, 2100, 400 * kMi},
+      {"an infeasible resize: the spec does not count, what the kubelet holds does",
+       [&](api::Pod& p) {
+         two_containers(p);
+         p.spec.containers[0].requests = Res({{"cpu", "8"}, {"memory", "100Mi"}});
+         p.status.container_resources = {status("a", Res({{"cpu", "100m"}, {"memory", "100Mi"}}),
+                                                Res({{"cpu", "100m"}, {"memory", "100Mi"}})),
+                                         status("b", api::ResourceList{}, api::ResourceList{})};
+         p.status.resize_infeasible = true;
+       },
+       100, 100 * kMi, 200, 300 * kMi},
+      {"pod-level status lists replace the containers' statuses",
+       [&](api::Pod& p) {
+         two_containers(p);
+         p.status.pod_allocated = Res({{"cpu", "4"}, {"memory", "100Mi"}});
+         p.status.pod_actual = Res({{"cpu", "1"}, {"memory", "100Mi"}});
+       },
+       4000, 100 * kMi, 4000, 300 * kMi},
+      {"pod-level resize: the larger of spec and status, less overhead",
+       [&](api::Pod& p) {
+         two_containers(p);
+         p.spec.pod_requests = Res({{"cpu", "1"}});
+         p.spec.overhead = Res({{"cpu", "100m"}});
+         p.status.pod_allocated = Res({{"cpu", "2100m"}});
+         p.status.pod_actual = Res({{"cpu", "1100m"}});
+       },
+       2100, 100 * kMi, 2100, 300 * kMi},
+  };
+  for (const auto& c : cases) {
+    auto pod = MakePod("p", "n", {}, c.spec);
+    PodRequest got = ComputePodRequest(*pod);
+    EXPECT_EQ(got.request.milli_cpu, c.cpu) << c.name;
+    EXPECT_EQ(got.request.memory, c.memory) << c.name;
+    EXPECT_EQ(got.non_zero_milli_cpu, c.non_zero_cpu) << c.name;
+    EXPECT_EQ(got.non_zero_memory, c.non_zero_memory) << c.name;
+  }
+}
+
 TEST(HostPortInfoTest, CheckConflict) {
   struct Case {
     const char* name;

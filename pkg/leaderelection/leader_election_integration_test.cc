@@ -14,14 +14,14 @@
 #include <sstream>
 #include <thread>
 
-#include "informers/curl_client.h"
-#include "informers/rest_config.h"
+#include "pkg/client/curl_client.h"
+#include "pkg/client/rest_config.h"
 #include "pkg/api/json.h"
 #include "pkg/leaderelection/leader_elector.h"
 #include "pkg/leaderelection/lease.h"
-#include "tests/e2e/api_helpers.h"
-#include "tests/e2e/control_plane.h"
-#include "tests/e2e/process_util.h"
+#include "tests/harness/api_helpers.h"
+#include "tests/harness/control_plane.h"
+#include "tests/harness/process_util.h"
 #include "tests/fakes/event_log.h"
 #include "tests/fakes/objects.h"
 #include "tests/integration/manifests.h"
@@ -30,7 +30,8 @@ namespace ksched::leaderelection {
 namespace {
 
 using namespace std::chrono_literals;
-using informers::Verb;
+using client::Verb;
+using ksched::testing::ChildProcess;
 using ksched::testing::ControlPlane;
 using ksched::testing::Eventually;
 using ksched::testing::FreePort;
@@ -39,7 +40,7 @@ using ksched::testing::ReadFile;
 using ksched::testing::AdminClient;
 using ksched::testing::Post;
 
-std::optional<LeaseRecord> ReadLease(informers::ApiClient& c, const std::string& name) {
+std::optional<LeaseRecord> ReadLease(client::ApiClient& c, const std::string& name) {
   auto r = c.Do({.path = LeasePath("kube-system", name)});
   if (!r.ok()) return std::nullopt;
   auto lease = DecodeLease(r->body);
@@ -116,70 +117,37 @@ TEST(LeaderElectionIntegrationTest, InProcessFailoverAndRelease) {
 
 #ifdef KSCHED_BINARY
 
-// A child ksched whose stdout+stderr go to a log file. Killed (SIGKILL) and reaped when
-// the test ends, however it ends.
-class KschedProcess {
+// A child ksched (ChildProcess, tests/harness/process_util.h) whose stdout+stderr go to a
+// log file; SIGKILLed and reaped when the test ends, however it ends.
+class KschedProcess : public ChildProcess {
  public:
-  KschedProcess(std::vector<std::string> args, std::string log) : log_(std::move(log)) {
-    args.insert(args.begin(), KSCHED_BINARY);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-      sigset_t none;
-      sigemptyset(&none);
-      ::sigprocmask(SIG_SETMASK, &none, nullptr);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-  }
-  ~KschedProcess() {
-    if (pid_ > 0 && !exit_code_) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  KschedProcess(const KschedProcess&) = delete;
-  KschedProcess& operator=(const KschedProcess&) = delete;
+  KschedProcess(std::vector<std::string> args, std::string log)
+      : ChildProcess(WithBinary(std::move(args)), std::move(log), {.destroy_grace = std::chrono::milliseconds(0)}) {}
 
-  void Signal(int sig) { ::kill(pid_, sig); }
   // The exit status once it has exited (waiting up to `timeout`); a death by signal
   // reads as 128 + signal.
   std::optional<int> Wait(std::chrono::milliseconds timeout) {
-    Eventually(
-        [&] {
-          if (exit_code_) return true;
-          int status = 0;
-          if (::waitpid(pid_, &status, WNOHANG) == pid_)
-            exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-          return exit_code_.has_value();
-        },
-        timeout, 10ms);
-    return exit_code_;
+    if (!WaitExit(timeout)) return std::nullopt;
+    return ExitCode();
   }
-  std::string Log() const { return ReadFile(log_); }
   bool Logged(const std::string& s) const { return Log().find(s) != std::string::npos; }
-  const std::string& log_path() const { return log_; }
 
  private:
-  std::string log_;
-  pid_t pid_ = -1;
-  std::optional<int> exit_code_;
+  static std::vector<std::string> WithBinary(std::vector<std::string> args) {
+    args.insert(args.begin(), KSCHED_BINARY);
+    return args;
+  }
 };
 
 constexpr char kScheduler[] = "le-test-scheduler";
 constexpr char kNs[] = "le-test";
 
-void CreatePod(informers::ApiClient& c, const std::string& name) {
+void CreatePod(client::ApiClient& c, const std::string& name) {
   api::Pod p = ksched::testing::TestPod(kNs, name, kScheduler, {{"cpu", *api::Quantity::Parse("100m")}});
   Post(c, std::string("/api/v1/namespaces/") + kNs + "/pods", api::EncodePod(p));
 }
 
-bool Bound(informers::ApiClient& c, const std::string& name) {
+bool Bound(client::ApiClient& c, const std::string& name) {
   auto r = c.Do({.path = std::string("/api/v1/namespaces/") + kNs + "/pods/" + name});
   if (!r.ok()) return false;
   auto p = api::DecodePod(r->body);

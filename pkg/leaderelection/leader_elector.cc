@@ -8,9 +8,9 @@
 
 namespace ksched::leaderelection {
 
-using informers::Request;
-using informers::Response;
-using informers::Verb;
+using client::Request;
+using client::Response;
+using client::Verb;
 
 namespace {
 

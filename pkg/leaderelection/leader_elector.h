@@ -26,7 +26,7 @@
 #include <string>
 #include <thread>
 
-#include "informers/api_client.h"
+#include "pkg/client/api_client.h"
 #include "pkg/leaderelection/lease.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/mutex.h"
@@ -49,7 +49,7 @@ struct LeaderCallbacks {
 struct LeaderElectorOptions {
   // The client for lease requests; not owned. Give it a rate budget of its own so a
   // renewal never queues behind other traffic.
-  informers::ApiClient* client = nullptr;
+  client::ApiClient* client = nullptr;
   std::string lock_namespace = "kube-system";
   std::string lock_name;
   // Unique per process; kube-scheduler uses hostname + "_" + a random UUID.
@@ -119,7 +119,7 @@ class LeaderElector {
   bool Renew(std::stop_token stop);
   void MaybeReportTransition();
   // Send() bounded by `deadline` (no client retries) that gives up on `stop`.
-  StatusOr<informers::Response> Call(informers::Request request, Clock::time_point deadline, std::stop_token stop);
+  StatusOr<client::Response> Call(client::Request request, Clock::time_point deadline, std::stop_token stop);
   bool IsLeaderLocked() const REQUIRES(mu_) { return observed_.holder_identity == options_.identity; }
   // Our write of `record` went through: it is what we observed, as of now. Returns true.
   bool Wrote(const LeaseRecord& record, Clock::time_point round_start) EXCLUDES(mu_);

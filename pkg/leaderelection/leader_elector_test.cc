@@ -13,7 +13,7 @@ namespace ksched::leaderelection {
 namespace {
 
 using namespace std::chrono_literals;
-using informers::Verb;
+using client::Verb;
 using ksched::testing::FakeApiClient;
 using ksched::testing::FakeLeases;
 
@@ -23,14 +23,14 @@ constexpr char kName[] = "ksched";
 int Sent(const FakeApiClient& client, Verb verb) { return static_cast<int>(client.Count(FakeApiClient::Is(verb))); }
 std::vector<std::string> Bodies(const FakeApiClient& client, Verb verb) {
   std::vector<std::string> out;
-  for (const informers::Request& r : client.Requests(FakeApiClient::Is(verb))) out.push_back(r.body);
+  for (const client::Request& r : client.Requests(FakeApiClient::Is(verb))) out.push_back(r.body);
   return out;
 }
 
 // A hung connection: requests from now on stay unanswered until Unhang() answers them
 // with Unavailable, as a reset connection would.
 void Hang(FakeApiClient& client) {
-  client.Hold([](const informers::Request&) { return true; });
+  client.Hold([](const client::Request&) { return true; });
 }
 void Unhang(FakeApiClient& client) {
   client.Hold(nullptr);
@@ -414,7 +414,7 @@ TEST_F(LeaderElectorTest, LosesLeadershipWhenRenewalsFailForRenewDeadline) {
   auto le = StartLoop(clock, "a", ev);
   ASSERT_TRUE(clock.Settle(1));  // acquired at t0, sleeping until the next round at t0+2s
   ASSERT_EQ(ev.Get(ev.started), 1);
-  leases.SetFault([](const informers::Request&) { return Unavailable("apiserver down"); });
+  leases.SetFault([](const client::Request&) { return Unavailable("apiserver down"); });
   // The round starting at t0+2s retries until t0+12s; the loss comes then, no earlier,
   // and still 3 s before a candidate could take over at t0+15s.
   for (int t = 1; t <= 11; ++t) {
@@ -447,7 +447,7 @@ TEST_F(LeaderElectorTest, KeepsTheLeaseThroughA429Storm) {
   ASSERT_TRUE(clock.Settle(1));
   ASSERT_EQ(ev.Get(ev.started), 1);
   std::atomic<int> calls{0};
-  leases.SetFault([&](const informers::Request&) {
+  leases.SetFault([&](const client::Request&) {
     return calls++ % 3 == 0 ? Status(StatusCode::kResourceExhausted, "TooManyRequests (Retry-After: 30)")
                             : Status::OK();
   });

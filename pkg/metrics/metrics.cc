@@ -1,5 +1,7 @@
 #include "pkg/metrics/metrics.h"
 
+#include <algorithm>
+
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/histogram.h>
@@ -140,8 +142,8 @@ struct Metrics::Families {
                          .Register(r)),
         pod_duration(BuildHistogram()
                          .Name("scheduler_pod_scheduling_duration_seconds")
-                         .Help("[STABLE] E2e latency for a pod being scheduled which may include multiple "
-                               "scheduling attempts.")
+                         .Help("[STABLE] (Deprecated since 1.29.0) E2e latency for a pod being scheduled which "
+                               "may include multiple scheduling attempts.")
                          .Register(r)),
         pod_sli_duration(BuildHistogram()
                              .Name("scheduler_pod_scheduling_sli_duration_seconds")
@@ -322,6 +324,11 @@ std::string Metrics::Serialize() const {
       families.push_back(std::move(family));
     }
   }
+  // Hidden (deprecated past upstream's grace) unless asked for; disabled in any case.
+  std::erase_if(families, [this](const prometheus::MetricFamily& f) {
+    if (!options_.show_hidden && f.name == "scheduler_pod_scheduling_duration_seconds") return true;
+    return std::find(options_.disabled.begin(), options_.disabled.end(), f.name) != options_.disabled.end();
+  });
   return prometheus::TextSerializer().Serialize(families);
 }
 

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 #include <string_view>
 #include <utility>
 
@@ -45,6 +46,11 @@ struct MetricsOptions {
   std::function<UnschedulablePodCounts()> unschedulable_pods;
   // ksched_stuck_pods{profile}: profile -> stuck pending pods.
   std::function<std::map<std::string, size_t>()> stuck_pods;
+  // --disabled-metrics: families left out of every scrape (this wins over show_hidden).
+  std::vector<std::string> disabled;
+  // --show-hidden-metrics-for-version given: the deprecated families upstream hides by
+  // default (scheduler_pod_scheduling_duration_seconds, deprecated since 1.29) are shown.
+  bool show_hidden = false;
 };
 
 class Metrics final : public queue::QueueMetricsRecorder,

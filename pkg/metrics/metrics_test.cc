@@ -34,7 +34,7 @@ std::vector<std::string> Samples(const std::string& text, const std::string& nam
 }
 
 TEST(MetricsTest, CountersAndHistogramsAfterKnownSequence) {
-  Metrics m;
+  Metrics m(MetricsOptions{.show_hidden = true});  // the deprecated duration family too
   m.ObserveAttempt("scheduled", "default-scheduler", 0.003);
   m.ObserveAttempt("scheduled", "default-scheduler", 0.5);
   m.ObserveAttempt("unschedulable", "default-scheduler", 0.002);
@@ -112,6 +112,31 @@ TEST(MetricsTest, CountersAndHistogramsAfterKnownSequence) {
   // No scrape-time sources registered: those gauges are absent.
   EXPECT_TRUE(Samples(text, "scheduler_pending_pods").empty());
   EXPECT_TRUE(Samples(text, "scheduler_cache_size").empty());
+}
+
+// scheduler_pod_scheduling_duration_seconds is deprecated since 1.29 and hidden upstream:
+// shown only with --show-hidden-metrics-for-version; --disabled-metrics removes families
+// whatever else is asked.
+TEST(MetricsTest, HiddenAndDisabledFamilies) {
+  auto scrape = [](MetricsOptions o) {
+    Metrics m(std::move(o));
+    m.ObservePodScheduled(1, 0.02);
+    m.ObserveAttempt("scheduled", "p", 0.003);
+    return m.Serialize();
+  };
+  const std::string plain = scrape({});
+  EXPECT_EQ(plain.find("scheduler_pod_scheduling_duration_seconds"), std::string::npos);
+  EXPECT_NE(plain.find("scheduler_pod_scheduling_sli_duration_seconds"), std::string::npos);
+  const std::string shown = scrape({.show_hidden = true});
+  EXPECT_NE(shown.find("# HELP scheduler_pod_scheduling_duration_seconds [STABLE] (Deprecated since 1.29.0)"),
+            std::string::npos)
+      << shown;
+  const std::string disabled = scrape(
+      {.disabled = {"scheduler_pod_scheduling_duration_seconds", "scheduler_schedule_attempts_total"},
+       .show_hidden = true});
+  EXPECT_EQ(disabled.find("scheduler_pod_scheduling_duration_seconds"), std::string::npos);
+  EXPECT_EQ(disabled.find("scheduler_schedule_attempts_total"), std::string::npos);
+  EXPECT_NE(disabled.find("scheduler_pod_scheduling_sli_duration_seconds"), std::string::npos);
 }
 
 TEST(MetricsTest, ScrapeTimeGaugesReadCurrentState) {

@@ -15,8 +15,8 @@ std::string PodPath(const api::Pod& pod) {
   return "/api/v1/namespaces/" + pod.metadata.namespace_ + "/pods/" + pod.metadata.name;
 }
 
-informers::Request BindingRequest(const api::Pod& pod, std::string_view node_name) {
-  return {.verb = informers::Verb::kPost,
+client::Request BindingRequest(const api::Pod& pod, std::string_view node_name) {
+  return {.verb = client::Verb::kPost,
           .path = PodPath(pod) + "/binding",
           .body = api::EncodeBinding(pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid, node_name),
           .first = true};
@@ -33,24 +33,53 @@ ksched::Status ApiWriter::Bind(const api::Pod& pod, std::string_view node_name) 
 
 void ApiWriter::BindAsync(const api::Pod& pod, std::string_view node_name,
                           std::function<void(ksched::Status)> done) {
-  patch_order_->After(pod.metadata.uid, [client = options_.bind_client, request = BindingRequest(pod, node_name),
-                                         done = std::move(done), hold = events_.Hold()]() mutable {
-    client->Send(std::move(request), [done = std::move(done), hold = std::move(hold)](StatusOr<informers::Response> r) {
+  client::Request request = BindingRequest(pod, node_name);
+  if (options_.pod_lister) {
+    request.precondition = [lister = options_.pod_lister, key = pod.Key(), uid = pod.metadata.uid]() -> ksched::Status {
+      api::PodPtr now = lister(key);
+      if (!now || now->metadata.uid != uid)
+        return ksched::Status(StatusCode::kCancelled, "pod \"" + key + "\" was deleted before its bind was sent");
+      if (now->IsAssigned())
+        return ksched::Status(StatusCode::kCancelled,
+                              "pod \"" + key + "\" was assigned to node \"" + now->spec.node_name + "\" meanwhile");
+      return ksched::Status::OK();
+    };
+  }
+  patch_order_->After(pod.metadata.uid, [client = options_.bind_client, request = std::move(request), key = pod.Key(),
+                                         done = std::move(done), hold = events_.Hold()](bool send) mutable {
+    if (!send) {
+      done(ksched::Status(StatusCode::kCancelled, "pod \"" + key + "\" was deleted while its bind waited"));
+      return;
+    }
+    client->Send(std::move(request), [done = std::move(done), hold = std::move(hold)](StatusOr<client::Response> r) {
       done(r.ok() ? ksched::Status::OK() : r.status());
     });
   });
 }
 
-void ApiWriter::PatchOrder::After(const std::string& uid, std::function<void()> send) {
+void ApiWriter::CancelBinds(const std::string& uid) { patch_order_->Cancel(uid); }
+
+void ApiWriter::PatchOrder::After(const std::string& uid, HeldBind bind) {
   {
     MutexLock lock(mu);
     auto it = by_uid.find(uid);
     if (it != by_uid.end()) {
-      it->second.then.push_back(std::move(send));
+      it->second.then.push_back(std::move(bind));
       return;
     }
   }
-  send();
+  bind(true);
+}
+
+void ApiWriter::PatchOrder::Cancel(const std::string& uid) {
+  std::vector<HeldBind> cancelled;
+  {
+    MutexLock lock(mu);
+    auto it = by_uid.find(uid);
+    if (it == by_uid.end()) return;
+    cancelled.swap(it->second.then);
+  }
+  for (auto& bind : cancelled) bind(false);
 }
 
 void ApiWriter::PatchOrder::PatchSent(const std::string& uid) {
@@ -59,7 +88,7 @@ void ApiWriter::PatchOrder::PatchSent(const std::string& uid) {
 }
 
 void ApiWriter::PatchOrder::PatchAnswered(const std::string& uid) {
-  std::vector<std::function<void()>> then;
+  std::vector<HeldBind> then;
   {
     MutexLock lock(mu);
     auto it = by_uid.find(uid);
@@ -67,7 +96,7 @@ void ApiWriter::PatchOrder::PatchAnswered(const std::string& uid) {
     then = std::move(it->second.then);
     by_uid.erase(it);
   }
-  for (auto& send : then) send();
+  for (auto& bind : then) bind(true);
 }
 
 StatusOr<api::PodPtr> ApiWriter::GetPod(const api::Pod& pod) {
@@ -93,10 +122,10 @@ StatusOr<std::shared_ptr<const T>> ApiWriter::MergePatch(std::string path, std::
                                                          std::string_view what,
                                                          StatusOr<std::shared_ptr<const T>> (*decode)(api::JsonParser&,
                                                                                                       api::JsonText)) {
-  auto r = options_.bind_client->Do({.verb = informers::Verb::kPatch,
+  auto r = options_.bind_client->Do({.verb = client::Verb::kPatch,
                                      .path = std::move(path),
                                      .body = std::move(merge_patch),
-                                     .content_type = std::string(informers::kContentMergePatch)});
+                                     .content_type = std::string(client::kContentMergePatch)});
   if (!r.ok()) return r.status().WithContext(what);
   api::JsonParser parser;
   return decode(parser, api::JsonText(r->body));
@@ -133,15 +162,23 @@ void ApiWriter::SendStatusPatch(const api::Pod& pod, std::string body, std::stri
   std::string key = pod.Key();
   patch_order_->PatchSent(pod.metadata.uid);
   options_.status_client->Send(
-      {.verb = informers::Verb::kPatch,
+      {.verb = client::Verb::kPatch,
        .path = PodPath(pod) + "/status",
        .body = std::move(body),
-       .content_type = std::string(informers::kContentStrategicMerge),
+       .content_type = std::string(client::kContentStrategicMerge),
        .background = background,
        .retry_connection_errors = true},
-      [order = patch_order_, uid = pod.metadata.uid, key, what = std::string(what)](StatusOr<informers::Response> r) {
-        if (!r.ok() && r.status().code() != StatusCode::kNotFound)
+      [order = patch_order_, uid = pod.metadata.uid, key, what = std::string(what)](StatusOr<client::Response> r) {
+        if (!r.ok() && r.status().code() == StatusCode::kResourceExhausted) {
+          // The client's background queue is full: under a storm of failures every patch
+          // would say so. The first and then every 1000th are logged, with the count.
+          const uint64_t n = ++order->dropped;
+          if (n % 1000 == 1)
+            KLOG(WARNING) << what << ", pod=\"" << key << "\": " << r.status().ToString() << " (" << n
+                          << " status patch(es) dropped so far)";
+        } else if (!r.ok() && r.status().code() != StatusCode::kNotFound) {
           KLOG(WARNING) << what << ", pod=\"" << key << "\": " << r.status().ToString();
+        }
         order->PatchAnswered(uid);
       });
 }
@@ -149,13 +186,13 @@ void ApiWriter::SendStatusPatch(const api::Pod& pod, std::string body, std::stri
 void ApiWriter::EvictPod(const api::Pod& victim, std::string_view scheduler_name,
                          std::function<void(ksched::Status)> done) {
   std::string path = PodPath(victim);
-  informers::Request del{.verb = informers::Verb::kDelete,
+  client::Request del{.verb = client::Verb::kDelete,
                          .path = path,
                          .body = api::EncodeDeleteOptionsWithUid(victim.metadata.uid),
                          .retry_connection_errors = true};
   // Gone already (404), or the name now belongs to another pod (409 on the uid
   // precondition): either way this victim no longer holds the room.
-  auto finish = [done, hold = events_.Hold()](StatusOr<informers::Response> r) {
+  auto finish = [done, hold = events_.Hold()](StatusOr<client::Response> r) {
     if (r.ok() || r.status().code() == StatusCode::kNotFound || r.status().code() == StatusCode::kConflict) {
       done(ksched::Status::OK());
       return;
@@ -172,13 +209,13 @@ void ApiWriter::EvictPod(const api::Pod& victim, std::string_view scheduler_name
   cond.reason = "PreemptionByScheduler";
   cond.message = std::string(scheduler_name) + ": preempting to accommodate a higher priority pod";
   cond.last_transition_time = api::FormatTime(options_.clock->WallNow());
-  informers::ApiClient* client = options_.bind_client;
-  client->Send({.verb = informers::Verb::kPatch,
+  client::ApiClient* client = options_.bind_client;
+  client->Send({.verb = client::Verb::kPatch,
                 .path = path + "/status",
                 .body = api::EncodePodScheduledConditionPatch(cond),
-                .content_type = std::string(informers::kContentStrategicMerge),
+                .content_type = std::string(client::kContentStrategicMerge),
                 .retry_connection_errors = true},
-               [client, del = std::move(del), finish = std::move(finish)](StatusOr<informers::Response> r) mutable {
+               [client, del = std::move(del), finish = std::move(finish)](StatusOr<client::Response> r) mutable {
                  if (!r.ok()) {
                    // Not there any more: nothing to delete; other errors fail the eviction.
                    finish(std::move(r));

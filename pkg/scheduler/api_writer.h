@@ -8,7 +8,9 @@
 // run one call per object at a time).
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -17,7 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "informers/api_client.h"
+#include "pkg/client/api_client.h"
 #include "pkg/api/json.h"
 #include "pkg/api/types.h"
 #include "pkg/framework/interface.h"
@@ -28,8 +30,8 @@
 namespace ksched::scheduler {
 
 struct ApiWriterOptions {
-  informers::ApiClient* bind_client = nullptr;    // binds (blocking, on binding workers)
-  informers::ApiClient* status_client = nullptr;  // condition patches and events (async)
+  client::ApiClient* bind_client = nullptr;    // binds (blocking, on binding workers)
+  client::ApiClient* status_client = nullptr;  // condition patches and events (async)
   Clock* clock = &RealClock();
   std::string hostname;  // for the events' reportingInstance
   // Whether victims get the DisruptionTarget condition before their DELETE (servers
@@ -38,6 +40,12 @@ struct ApiWriterOptions {
   // Events wait while binds or evictions are in flight, at most this long (see
   // EventQueue::Hold).
   std::chrono::seconds event_max_hold{10};
+  // The informer's copy of a pod by key ("namespace/name"), or null. When set, a bind
+  // goes out only while that copy is still the pod it was decided for (same uid, no node
+  // yet): kube-apiserver 1.20 binds by name (BindingREST.Create never compares the
+  // binding's uid), so a bind sent after its pod was deleted and re-created under the
+  // same name would place the new pod, against its own constraints.
+  std::function<api::PodPtr(const std::string& key)> pod_lister;
 };
 
 class ApiWriter final : public framework::PodBinder, public framework::VolumeWriter {
@@ -49,11 +57,18 @@ class ApiWriter final : public framework::PodBinder, public framework::VolumeWri
                  .max_hold = options_.event_max_hold,
                  .clock = options_.clock}) {}
 
-  // POST pods/{name}/binding with the pod's uid as precondition. Blocking.
+  // POST pods/{name}/binding with the pod's uid in the binding. Blocking. The request
+  // carries a precondition (see ApiWriterOptions::pod_lister) checked each time it is
+  // about to go out; a bind that fails it, or that CancelBinds cancels while it waits for
+  // the pod's status patches, ends with kCancelled and was never sent.
   ksched::Status Bind(const api::Pod& pod, std::string_view node_name) override;
   // The same POST; `done` runs on the bind client's I/O thread.
   void BindAsync(const api::Pod& pod, std::string_view node_name,
                  std::function<void(ksched::Status)> done) override;
+
+  // The pod with `uid` was deleted: its binds waiting for its status patches end at once
+  // with kCancelled instead of being sent when the patches are answered.
+  void CancelBinds(const std::string& uid);
 
   // Sets PodScheduled=False with `reason` and `message` unless the pod already carries
   // exactly that condition (upstream skips an empty patch). Asynchronous.
@@ -102,14 +117,19 @@ class ApiWriter final : public framework::PodBinder, public framework::VolumeWri
   // The status patches with the status client, by pod uid, and the binds waiting for
   // them. Shared with the patches' callbacks, which may outlive the writer.
   struct PatchOrder {
+    // A bind waiting for the patches: called with true to send it, false to cancel it.
+    using HeldBind = std::function<void(bool send)>;
     struct Pod {
       int in_flight = 0;
-      std::vector<std::function<void()>> then;  // binds to send once they are answered
+      std::vector<HeldBind> then;  // binds to send once they are answered
     };
     Mutex mu;
+    std::atomic<uint64_t> dropped{0};  // status patches the client's full queue dropped
     std::unordered_map<std::string, Pod> by_uid GUARDED_BY(mu);  // an entry per pod with a patch out
-    // Runs `send` now, or once the pod's patches are answered.
-    void After(const std::string& uid, std::function<void()> send) EXCLUDES(mu);
+    // Runs `bind(true)` now, or once the pod's patches are answered.
+    void After(const std::string& uid, HeldBind bind) EXCLUDES(mu);
+    // Runs `bind(false)` for every bind held for `uid`; the patches stay counted.
+    void Cancel(const std::string& uid) EXCLUDES(mu);
     void PatchSent(const std::string& uid) EXCLUDES(mu);
     void PatchAnswered(const std::string& uid) EXCLUDES(mu);
   };

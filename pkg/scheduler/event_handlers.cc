@@ -26,13 +26,18 @@ bool SameConditions(const api::Node& a, const api::Node& b) {
 }
 
 // Whether an assigned pod's update can help a pending pod: its labels changed (pod
-// affinity and topology spread count it), or its requests did (an in-place resize down
-// frees room). Anything else, above all the kubelet's status updates, is what upstream's
+// affinity and topology spread count it), or its requests did, in its spec or in what
+// the kubelet reports of a resize (an in-place resize down frees room once actuated). Anything else, above all the kubelet's status updates, is what upstream's
 // PodSchedulingPropertiesChange calls AssignedPodOtherUpdate, which no plugin here
 // registers: it is not sent to the queue, so it never scans the unschedulable pods.
 bool AssignedPodChangeMayHelp(const api::Pod& old_pod, const api::Pod& new_pod) {
   return old_pod.metadata.labels != new_pod.metadata.labels || old_pod.spec.containers != new_pod.spec.containers ||
-         old_pod.spec.init_containers != new_pod.spec.init_containers || old_pod.spec.overhead != new_pod.spec.overhead;
+         old_pod.spec.init_containers != new_pod.spec.init_containers || old_pod.spec.overhead != new_pod.spec.overhead ||
+         old_pod.spec.pod_requests != new_pod.spec.pod_requests ||
+         old_pod.status.container_resources != new_pod.status.container_resources ||
+         old_pod.status.pod_allocated != new_pod.status.pod_allocated ||
+         old_pod.status.pod_actual != new_pod.status.pod_actual ||
+         old_pod.status.resize_infeasible != new_pod.status.resize_infeasible;
 }
 
 }  // namespace

@@ -15,7 +15,8 @@ namespace ksched::scheduler {
 class PodEventHandler final : public informers::EventHandler<api::Pod> {
  public:
   // `responsible`: the pod's schedulerName is one of our profiles.
-  // `reject_waiting`: a deleted pod waiting at Permit is rejected.
+  // `reject_waiting`: called for a deleted unassigned pod: its attempt waiting at Permit
+  // is rejected and a bind held for it is cancelled.
   PodEventHandler(cache::Cache& cache, queue::SchedulingQueue& queue, std::function<bool(const api::Pod&)> responsible,
                   std::function<void(const api::Pod&)> reject_waiting)
       : cache_(cache), queue_(queue), responsible_(std::move(responsible)), reject_waiting_(std::move(reject_waiting)) {}

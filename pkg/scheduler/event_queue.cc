@@ -163,14 +163,14 @@ void EventQueue::Pump(const std::shared_ptr<State>& s) {
 
 void EventQueue::Send(const std::shared_ptr<State>& s, const PendingEvent& e) {
   s->options.client->Send(
-      {.verb = informers::Verb::kPost,
+      {.verb = client::Verb::kPost,
        .path = e.Path(),
        .body = e.Body(s->options.hostname),
        // Kept through an apiserver restart, as upstream's event sink retries a failed
        // write (12 tries); a repeat that did land the first time is an AlreadyExists.
        .background = true,
        .retry_connection_errors = true},
-      [s, key = e.PodKey()](StatusOr<informers::Response> r) {
+      [s, key = e.PodKey()](StatusOr<client::Response> r) {
         if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists)
           KLOG_V(2) << "could not record event for pod " << key << ": " << r.status().ToString();
         {

@@ -24,7 +24,7 @@
 #include <string>
 #include <string_view>
 
-#include "informers/api_client.h"
+#include "pkg/client/api_client.h"
 #include "pkg/api/types.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/mutex.h"
@@ -79,7 +79,7 @@ class PendingEvent {
 };
 
 struct EventQueueOptions {
-  informers::ApiClient* client = nullptr;  // background requests
+  client::ApiClient* client = nullptr;  // background requests
   std::string hostname;
   // Events handed to the client and not yet answered.
   size_t max_sending = 32;

@@ -13,7 +13,7 @@
 namespace ksched::scheduler {
 namespace {
 
-using informers::Verb;
+using client::Verb;
 using testing::FakeApiClient;
 using testing::PodBuilder;
 
@@ -28,7 +28,7 @@ PendingEvent Scheduled(const std::string& pod_name) {
 // The pod each sent event is about, in the order they were sent.
 std::vector<std::string> SentFor(const FakeApiClient& api) {
   std::vector<std::string> out;
-  for (const informers::Request& r : api.Requests()) {
+  for (const client::Request& r : api.Requests()) {
     auto at = r.body.find(R"("regarding":{"apiVersion":"v1","kind":"Pod","namespace":"ns","name":")");
     EXPECT_NE(at, std::string::npos) << r.body;
     if (at == std::string::npos) continue;
@@ -76,10 +76,10 @@ TEST(EventQueueTest, OnlyMaxSendingAreWithTheClientAtOnce) {
   for (const char* name : {"a", "b", "c", "d", "e"}) q.Add(Scheduled(name));
   EXPECT_EQ(SentFor(api), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(q.Waiting(), 3u);
-  for (const informers::Request& r : api.Requests()) EXPECT_TRUE(r.background);
+  for (const client::Request& r : api.Requests()) EXPECT_TRUE(r.background);
 
   // An answer, even an error, lets the next one go.
-  EXPECT_EQ(api.Release([](const informers::Request& r) { return r.body.find(R"("name":"a")") != std::string::npos; },
+  EXPECT_EQ(api.Release([](const client::Request& r) { return r.body.find(R"("name":"a")") != std::string::npos; },
                         FakeApiClient::ApiError(500, "InternalError", "etcd is away")),
             1u);
   EXPECT_EQ(SentFor(api), (std::vector<std::string>{"a", "b", "c"}));

@@ -7,12 +7,13 @@
 #include <map>
 #include <set>
 
-#include "informers/curl_client.h"
+#include "pkg/client/curl_client.h"
 #include "pkg/api/json.h"
 #include "pkg/framework/registry.h"
 #include "pkg/scheduler/scheduler.h"
-#include "tests/e2e/control_plane.h"
-#include "tests/e2e/scheduler_harness.h"
+#include "tests/harness/control_plane.h"
+#include "tests/harness/scheduler_harness.h"
+#include "tests/fakes/blackhole_proxy.h"
 #include "tests/fakes/event_log.h"
 #include "tests/fakes/objects.h"
 
@@ -20,20 +21,20 @@ namespace ksched::scheduler {
 namespace {
 
 using namespace std::chrono_literals;
-using informers::Verb;
+using client::Verb;
 using ksched::testing::ControlPlane;
 using ksched::testing::Eventually;
 using ksched::testing::ListPods;
 using ksched::testing::Post;
 using Harness = ksched::testing::SchedulerHarness;
 
-void CreateNode(informers::ApiClient& c, const std::string& name, const std::string& cpu, const std::string& group) {
+void CreateNode(client::ApiClient& c, const std::string& name, const std::string& cpu, const std::string& group) {
   api::Node n = ksched::testing::TestNode(name, *api::Quantity::Parse(cpu), *api::Quantity::Parse("16Gi"));
   n.metadata.labels.Set("test-group", group);
   Post(c, "/api/v1/nodes", api::EncodeNode(n));
 }
 
-void CreatePod(informers::ApiClient& c, const std::string& ns, const std::string& name, const std::string& scheduler,
+void CreatePod(client::ApiClient& c, const std::string& ns, const std::string& name, const std::string& scheduler,
                const std::string& cpu, const std::string& group) {
   api::Pod p = ksched::testing::TestPod(ns, name, scheduler, {{"cpu", *api::Quantity::Parse(cpu)}});
   p.spec.node_selector.Set("test-group", group);
@@ -47,7 +48,7 @@ struct Placement {
   int total = 0;
 };
 
-Placement PlacementOf(informers::ApiClient& c, const std::string& ns) {
+Placement PlacementOf(client::ApiClient& c, const std::string& ns) {
   Placement out;
   for (const auto& p : ListPods(c, ns).items) {
     ++out.total;
@@ -58,7 +59,7 @@ Placement PlacementOf(informers::ApiClient& c, const std::string& ns) {
 }
 
 // How many events in `ns` carry `text` in their note.
-size_t CountEvents(informers::ApiClient& c, const std::string& ns, const std::string& text) {
+size_t CountEvents(client::ApiClient& c, const std::string& ns, const std::string& text) {
   auto events = c.Do({.path = "/apis/events.k8s.io/v1/namespaces/" + ns + "/events?limit=1000"});
   if (!events.ok()) return 0;
   size_t n = 0;
@@ -168,6 +169,63 @@ TEST(FaultsIntegrationTest, SameNameNewUidWhileTheBindIsPending) {
   ASSERT_TRUE(Eventually([&] { return h.scheduler().BindsInFlight() == 0; }, 10s));
   ASSERT_TRUE(Eventually([&] { return CountEvents(*c, "fault-uid", "Successfully assigned fault-uid/same") >= 1; }, 30s));
   EXPECT_EQ(CountEvents(*c, "fault-uid", "Successfully assigned fault-uid/same"), 1u);
+}
+
+// A pod that failed once has a PodScheduled=False patch out; when it later fits, its bind
+// waits for that patch. Here the status client goes through a proxy that stops answering,
+// so the bind waits. The pod is then deleted and re-created under the same name with a
+// nodeSelector no node matches yet. kube-apiserver 1.20 binds by name, so the old bind,
+// once sent, would place the new pod on the old pod's node against its own selector. The
+// delete cancels the held bind (and the bind would re-check the informer before going
+// out): the new pod stays pending until its own node appears, then binds there once.
+TEST(FaultsIntegrationTest, SameNameRecreateWhileTheBindWaitsForAStatusPatch) {
+  auto c = ksched::testing::AdminClient();
+  ksched::testing::CreateNamespace(*c, "fault-dbl");
+  client::RestConfig cfg = ksched::testing::AdminConfig();
+  const int port = std::stoi(cfg.server.substr(cfg.server.rfind(':') + 1));
+  ksched::testing::BlackholeProxy proxy("127.0.0.1", port);
+  cfg.server = "https://127.0.0.1:" + std::to_string(proxy.port());
+  Harness h({"ksched-dbl"}, nullptr, ksched::testing::NewClient(cfg));
+  proxy.SetBlackhole(true);
+
+  // The first attempt fails (no node in group "fault-dbl-old" yet): its patch hangs.
+  CreatePod(*c, "fault-dbl", "same", "ksched-dbl", "100m", "fault-dbl-old");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto q = h.scheduler().queue().QueuedPod("fault-dbl/same");
+        return q && q->attempts >= 1 && q->queue != queue::kInFlightQueueName;
+      },
+      30s));
+  // Its node appears: the pod is assumed there and its bind waits for the patch.
+  CreateNode(*c, "fault-dbl-old-node", "1", "fault-dbl-old");
+  ASSERT_TRUE(Eventually([&] { return h.scheduler().BindsInFlight() == 1; }, 30s));
+  const std::string old_uid = h.pods().Get("fault-dbl/same")->metadata.uid;
+
+  auto del = c->Do({.verb = Verb::kDelete,
+                    .path = "/api/v1/namespaces/fault-dbl/pods/same",
+                    .body = R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})"});
+  ASSERT_TRUE(del.ok()) << del.status().ToString();
+  ASSERT_TRUE(Eventually([&] { return h.pods().Get("fault-dbl/same") == nullptr; }, 10s));
+  // The held bind ended with the delete, not with the patch's answer.
+  EXPECT_TRUE(Eventually([&] { return h.scheduler().BindsInFlight() == 0; }, 10s));
+  CreatePod(*c, "fault-dbl", "same", "ksched-dbl", "100m", "fault-dbl-new");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto p = h.pods().Get("fault-dbl/same");
+        return p && p->metadata.uid != old_uid;
+      },
+      10s));
+
+  // The old patch is answered now; nothing binds the new pod to the old pod's node.
+  proxy.SetBlackhole(false);
+  EXPECT_FALSE(Eventually([&] { return h.pods().Get("fault-dbl/same")->IsAssigned(); }, 5s))
+      << "bound to " << h.pods().Get("fault-dbl/same")->spec.node_name;
+  CreateNode(*c, "fault-dbl-new-node", "1", "fault-dbl-new");
+  EXPECT_EQ(h.WaitBound("fault-dbl/same"), "fault-dbl-new-node");
+  ASSERT_TRUE(Eventually([&] { return h.scheduler().BindsInFlight() == 0; }, 10s));
+  const Placement placed = PlacementOf(*c, "fault-dbl");
+  EXPECT_EQ(placed.total, 1);
+  EXPECT_EQ(placed.per_node.count("fault-dbl-old-node"), 0u);
 }
 
 }  // namespace

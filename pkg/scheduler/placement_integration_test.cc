@@ -8,7 +8,7 @@
 #include <set>
 
 #include "pkg/api/json.h"
-#include "tests/e2e/scheduler_harness.h"
+#include "tests/harness/scheduler_harness.h"
 #include "tests/fakes/builders.h"
 #include "tests/fakes/event_log.h"
 #include "tests/fakes/objects.h"
@@ -17,7 +17,7 @@ namespace ksched::scheduler {
 namespace {
 
 using namespace std::chrono_literals;
-using informers::Verb;
+using client::Verb;
 using ksched::testing::AdminClient;
 using ksched::testing::AffinityKind;
 using ksched::testing::CreateNamespace;
@@ -33,7 +33,7 @@ constexpr auto kRequeueBound = 3s;  // unblocked pod bound within this (flush is
 
 // A node in `zone`, labelled with its hostname and `group` (pods select their group so
 // the nodes of other tests sharing the cluster stay out of the way).
-void CreateNode(informers::ApiClient& c, const std::string& name, const std::string& zone, const std::string& group,
+void CreateNode(client::ApiClient& c, const std::string& name, const std::string& zone, const std::string& group,
                 const std::string& cpu = "4") {
   api::Node n = ksched::testing::TestNode(name, *api::Quantity::Parse(cpu), *api::Quantity::Parse("16Gi"));
   n.metadata.labels.Set(kHostname, name);
@@ -50,7 +50,7 @@ ksched::testing::PodBuilder PodOf(const std::string& ns, const std::string& name
   return b;
 }
 
-void DeletePod(informers::ApiClient& c, const std::string& ns, const std::string& name) {
+void DeletePod(client::ApiClient& c, const std::string& ns, const std::string& name) {
   auto r = c.Do({.verb = Verb::kDelete, .path = "/api/v1/namespaces/" + ns + "/pods/" + name,
                  .body = R"({"apiVersion":"v1","kind":"DeleteOptions","gracePeriodSeconds":0})"});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -119,7 +119,7 @@ TEST(PlacementIntegrationTest, AntiAffinityRequeuedWhenTheBlockingPodIsRelabelle
   EXPECT_NE(msg.find("2 node(s) didn't match pod anti-affinity rules"), std::string::npos) << msg;
   auto patched = c->Do({.verb = Verb::kPatch, .path = "/api/v1/namespaces/relabel/pods/b1",
                         .body = R"({"metadata":{"labels":{"app":"other"}}})",
-                        .content_type = std::string(informers::kContentMergePatch)});
+                        .content_type = std::string(client::kContentMergePatch)});
   ASSERT_TRUE(patched.ok()) << patched.status().ToString();
   EXPECT_EQ(h.WaitBound("relabel/q", kRequeueBound), "relabel-1");
 }

@@ -1,6 +1,6 @@
 // Preemption end to end on a real kube-apiserver: DefaultPreemption in ksched's default
 // profile evicts through the API, nominates the preemptor and binds it once its victims
-// are gone. There is no kubelet: tests/e2e/kubelet_standin.h finishes the graceful
+// are gone. There is no kubelet: tests/harness/kubelet_standin.h finishes the graceful
 // deletes (or the test holds them, to look at the state in between).
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <set>
 
 #include "pkg/api/json.h"
-#include "tests/e2e/kubelet_standin.h"
-#include "tests/e2e/scheduler_harness.h"
+#include "tests/harness/kubelet_standin.h"
+#include "tests/harness/scheduler_harness.h"
 #include "tests/fakes/builders.h"
 #include "tests/fakes/event_log.h"
 #include "tests/fakes/objects.h"
@@ -18,7 +18,7 @@ namespace ksched::scheduler {
 namespace {
 
 using namespace std::chrono_literals;
-using informers::Verb;
+using client::Verb;
 using ksched::testing::AdminClient;
 using ksched::testing::CreateNamespace;
 using ksched::testing::CreatePod;
@@ -27,7 +27,7 @@ using ksched::testing::Post;
 using Harness = ksched::testing::SchedulerHarness;
 
 // PriorityClasses shared by the tests (the Priority admission plugin resolves them).
-void CreatePriorityClasses(informers::ApiClient& c) {
+void CreatePriorityClasses(client::ApiClient& c) {
   for (const auto& [name, value, policy] : std::vector<std::tuple<std::string, int, std::string>>{
            {"pt-low", 0, ""}, {"pt-mid", 500, ""}, {"pt-high", 1000, ""}, {"pt-never", 1000, "Never"}}) {
     std::string body = R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":")" + name +
@@ -38,7 +38,7 @@ void CreatePriorityClasses(informers::ApiClient& c) {
 }
 
 // Nodes of `group` with `cpu` each.
-void CreateNodes(informers::ApiClient& c, const std::string& group, int n, const std::string& cpu = "1") {
+void CreateNodes(client::ApiClient& c, const std::string& group, int n, const std::string& cpu = "1") {
   for (int i = 0; i < n; ++i) {
     api::Node node = ksched::testing::TestNode(group + "-" + std::to_string(i), *api::Quantity::Parse(cpu),
                                                *api::Quantity::Parse("16Gi"));
@@ -77,7 +77,7 @@ std::string WaitNominated(Harness& h, const std::string& key, std::chrono::milli
 }
 
 // The notes of the events about pods in `ns` with `reason`.
-std::vector<std::string> EventNotes(informers::ApiClient& c, const std::string& ns, const std::string& reason) {
+std::vector<std::string> EventNotes(client::ApiClient& c, const std::string& ns, const std::string& reason) {
   auto r = c.Do({.path = "/apis/events.k8s.io/v1/namespaces/" + ns + "/events"});
   EXPECT_TRUE(r.ok());
   std::vector<std::string> notes;

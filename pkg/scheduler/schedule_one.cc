@@ -1,4 +1,5 @@
 // scheduleOne: the story of one pod, from Pop to an asynchronous bind.
+#include <algorithm>
 #include <random>
 #include <thread>
 #include <variant>
@@ -68,6 +69,17 @@ void Scheduler::ScheduleOne() {
 
   framework::runtime::Framework& fwk = *attempt->fwk;
   attempt->state = std::make_unique<framework::CycleState>();
+  // A pod with ResourceClaims runs only where its claims are allocated and reserved for
+  // it. Without the DynamicResources plugin nothing here can do that, and a pod bound
+  // anyway would never start on its node: it stays unschedulable and says why.
+  if (!pod.spec.resource_claims.empty() && !AllocatesResourceClaims(fwk)) {
+    HandleFailure(*attempt,
+                  framework::Status(Code::kUnschedulableAndUnresolvable,
+                                    "pod uses ResourceClaims, which this profile cannot allocate")
+                      .WithPlugin("DynamicResources"),
+                  nullptr);
+    return;
+  }
   attempt->state->record_plugin_metrics = SamplePluginMetrics();
   if (auto s = cache_->UpdateSnapshot(snapshot_); !s.ok()) {
     HandleFailure(*attempt, framework::Status::FromError(s), nullptr);
@@ -216,6 +228,12 @@ void Scheduler::FinishBindingCycle(std::unique_ptr<Attempt> attempt, framework::
 // (backing off to 10 s) rather than guess; shutdown stops the asking.
 framework::Status Scheduler::ResolveBindOutcome(const Attempt& attempt, const framework::Status& failed) {
   const api::Pod& pod = attempt.pod();
+  // Gone or replaced in the informer: whatever the bind did, this pod holds no node (a
+  // bind cancelled before it was sent ends here without a read).
+  if (options_.pod_lister) {
+    api::PodPtr known = options_.pod_lister(pod.Key());
+    if (!known || known->metadata.uid != pod.metadata.uid) return failed;
+  }
   auto backoff = std::chrono::milliseconds(500);
   while (!stopping_.load()) {
     StatusOr<api::PodPtr> now = writer_->GetPod(pod);
@@ -377,6 +395,13 @@ void Scheduler::RecordFailure(const Attempt& attempt, const framework::Status& s
   for (const std::string& p : info.unschedulable_plugins) f.rejected_by.push_back(p);
   for (const std::string& p : info.pending_plugins) f.rejected_by.push_back(p);
   decisions_->RecordFailure(f);
+}
+
+bool Scheduler::AllocatesResourceClaims(framework::runtime::Framework& fwk) const {
+  for (const auto& [point, plugins] : fwk.ListPlugins()) {
+    if (std::find(plugins.begin(), plugins.end(), "DynamicResources") != plugins.end()) return true;
+  }
+  return false;
 }
 
 // Upstream records per-plugin durations in a random 10% of the cycles.

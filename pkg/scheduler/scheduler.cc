@@ -30,7 +30,8 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
                                                             .clock = &s->clock_,
                                                             .hostname = s->options_.hostname,
                                                             .disruption_target_condition =
-                                                                s->options_.disruption_target_condition});
+                                                                s->options_.disruption_target_condition,
+                                                            .pod_lister = s->options_.pod_lister});
   s->preemptor_ = std::make_unique<Preemptor>(*s->writer_, s->options_.metrics);
   s->cache_ = cache::NewCache();
   // `parallelism` bounds the Filter/Score workers. Upstream runs them as goroutines; as OS
@@ -99,6 +100,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
       [self](const api::Pod& p) {
         auto* f = self->FrameworkFor(p.spec.scheduler_name);
         if (f != nullptr) f->RejectWaitingPod(p.metadata.uid, "", "removed");
+        self->writer_->CancelBinds(p.metadata.uid);
       });
   s->node_handler_ = std::make_unique<NodeEventHandler>(*s->cache_, *s->queue_);
   s->binding_pool_ = std::make_unique<WorkerPool>(s->options_.binding_workers);

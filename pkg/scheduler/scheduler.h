@@ -37,8 +37,8 @@ struct SchedulerOptions {
   Clock* clock = &RealClock();
   config::KubeSchedulerConfiguration config;  // defaulted and validated
   framework::Registry registry;
-  informers::ApiClient* bind_client = nullptr;
-  informers::ApiClient* status_client = nullptr;
+  client::ApiClient* bind_client = nullptr;
+  client::ApiClient* status_client = nullptr;
   std::string hostname = "localhost";
   int binding_workers = 32;
   Clock::duration pod_max_in_unschedulable = std::chrono::minutes(5);
@@ -132,6 +132,8 @@ class Scheduler {
                      const std::optional<std::string>& nomination = std::nullopt);
   void HandleBindingFailure(std::unique_ptr<Attempt> attempt, const framework::Status& status);
   void UndoAssume(Attempt& attempt);
+  // Whether the profile can allocate a pod's ResourceClaims (it runs DynamicResources).
+  bool AllocatesResourceClaims(framework::runtime::Framework& fwk) const;
   void ObserveAttempt(std::string_view result, const Attempt& attempt);
   bool SamplePluginMetrics();
   // Hands a failed attempt to the decision log (`victims`: what its preemption evicted).

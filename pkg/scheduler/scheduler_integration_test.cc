@@ -5,13 +5,13 @@
 #include <map>
 
 #include "config/defaults.h"
-#include "informers/curl_client.h"
-#include "informers/rest_config.h"
+#include "pkg/client/curl_client.h"
+#include "pkg/client/rest_config.h"
 #include "pkg/api/json.h"
 #include "pkg/framework/registry.h"
 #include "pkg/scheduler/scheduler.h"
-#include "tests/e2e/control_plane.h"
-#include "tests/e2e/scheduler_harness.h"
+#include "tests/harness/control_plane.h"
+#include "tests/harness/scheduler_harness.h"
 #include "tests/fakes/event_log.h"
 #include "tests/fakes/objects.h"
 
@@ -19,15 +19,15 @@ namespace ksched::scheduler {
 namespace {
 
 using namespace std::chrono_literals;
-using informers::Verb;
+using client::Verb;
 using ksched::testing::ControlPlane;
 using ksched::testing::ListPods;
 using ksched::testing::Post;
 using Harness = ksched::testing::SchedulerHarness;
 
-informers::ApiClientPtr Client() { return ksched::testing::AdminClient(); }
+client::ApiClientPtr Client() { return ksched::testing::AdminClient(); }
 
-void CreateNode(informers::ApiClient& c, const std::string& name, const std::string& cpu, const std::string& label) {
+void CreateNode(client::ApiClient& c, const std::string& name, const std::string& cpu, const std::string& label) {
   api::Node n = ksched::testing::TestNode(name, *api::Quantity::Parse(cpu), *api::Quantity::Parse("16Gi"));
   n.metadata.labels.Set("test-group", label);
   Post(c, "/api/v1/nodes", api::EncodeNode(n));
@@ -50,7 +50,7 @@ TEST(SchedulerIntegrationTest, BindsFiveHundredPodsOnFiftyNodesWithinCapacity) {
   for (int i = 0; i < 500; ++i)
     c->Send({.verb = Verb::kPost, .path = "/api/v1/namespaces/bulk/pods",
              .body = PodBody("bulk", "p" + std::to_string(i), "ksched", "300m", "bulk")},
-            [](StatusOr<informers::Response> r) { EXPECT_TRUE(r.ok()) << r.status().ToString(); });
+            [](StatusOr<client::Response> r) { EXPECT_TRUE(r.ok()) << r.status().ToString(); });
   ASSERT_TRUE(Eventually(
       [&] {
         auto l = ListPods(*c, "bulk");

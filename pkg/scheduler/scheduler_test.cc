@@ -35,7 +35,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using framework::Code;
-using informers::Verb;
+using client::Verb;
 using ksched::testing::FakeApiClient;
 using ksched::testing::NodeBuilder;
 using ksched::testing::PodBuilder;
@@ -279,8 +279,8 @@ class SchedulerTest : public ::testing::Test {
   }
   // Bind requests are answered by `answer`; every other request succeeds.
   void AnswerBindsWith(FakeApiClient::Handler answer) {
-    api_->SetHandler([answer = std::move(answer)](const informers::Request& r) -> StatusOr<informers::Response> {
-      if (!Contains(r.path, "/binding")) return informers::Response{201, "{}"};
+    api_->SetHandler([answer = std::move(answer)](const client::Request& r) -> StatusOr<client::Response> {
+      if (!Contains(r.path, "/binding")) return client::Response{201, "{}"};
       return answer(r);
     });
   }
@@ -291,7 +291,7 @@ class SchedulerTest : public ::testing::Test {
     ASSERT_EQ(api_->HeldCount(), 1u);
   }
   // Stops holding, answers the held binds with `result`, and waits for their binding cycles.
-  [[nodiscard]] bool AnswerHeldBinds(StatusOr<informers::Response> result) {
+  [[nodiscard]] bool AnswerHeldBinds(StatusOr<client::Response> result) {
     api_->Hold(nullptr);
     api_->Release(nullptr, std::move(result));
     return WaitForBinds();
@@ -352,11 +352,11 @@ class SchedulerTest : public ::testing::Test {
     auto it = counts.find({std::string(plugin), std::string(kProfile)});
     return it == counts.end() ? 0 : it->second;
   }
-  std::vector<informers::Request> Binds(const FakeApiClient::Matcher& which = kAnyBind) {
+  std::vector<client::Request> Binds(const FakeApiClient::Matcher& which = kAnyBind) {
     return api_->Requests(which);
   }
   // PodScheduled=False patches of `pod_name`.
-  std::vector<informers::Request> ConditionPatches(const std::string& pod_name) {
+  std::vector<client::Request> ConditionPatches(const std::string& pod_name) {
     return api_->Requests(FakeApiClient::Is(Verb::kPatch, "/api/v1/namespaces/default/pods/" + pod_name + "/status"));
   }
   // Events with `reason` about `pod_name`.
@@ -396,7 +396,7 @@ TEST_F(SchedulerTest, ScheduleOneBindsThenTheWatchConfirms) {
   auto binds = Binds();
   ASSERT_EQ(binds.size(), 1u);
   EXPECT_EQ(binds[0].path, "/api/v1/namespaces/default/pods/p/binding");
-  EXPECT_EQ(binds[0].content_type, informers::kContentJson);
+  EXPECT_EQ(binds[0].content_type, client::kContentJson);
   EXPECT_TRUE(Contains(binds[0].body, R"("uid":"uid-p")")) << binds[0].body;  // the UID precondition
   EXPECT_TRUE(Contains(binds[0].body, R"("target":{"kind":"Node","name":"n1"})")) << binds[0].body;
   auto scheduled = Events("Scheduled", "p");
@@ -426,7 +426,7 @@ TEST_F(SchedulerTest, FitErrorParksThePodUntilANodeThatFitsArrives) {
   EXPECT_EQ(RejectedBy("NodeResourcesFit"), 1u);
   auto patches = ConditionPatches("big");
   ASSERT_EQ(patches.size(), 1u);
-  EXPECT_EQ(patches[0].content_type, informers::kContentStrategicMerge);
+  EXPECT_EQ(patches[0].content_type, client::kContentStrategicMerge);
   EXPECT_TRUE(Contains(patches[0].body, R"("reason":"Unschedulable")")) << patches[0].body;
   EXPECT_TRUE(Contains(patches[0].body, "0/1 nodes are available: 1 Insufficient cpu.")) << patches[0].body;
   EXPECT_EQ(Events("FailedScheduling", "big").size(), 1u);
@@ -443,6 +443,43 @@ TEST_F(SchedulerTest, FitErrorParksThePodUntilANodeThatFitsArrives) {
   auto binds = Binds();
   ASSERT_EQ(binds.size(), 1u);
   EXPECT_TRUE(Contains(binds[0].body, R"("name":"large")")) << binds[0].body;
+}
+
+// A pod with spec.resourceClaims needs its claims allocated and reserved before it can
+// run; without the DynamicResources plugin this profile cannot do that, so the pod is
+// never bound, stays unschedulable with a reason that says why, and explain shows it.
+// (kube-apiserver 1.20 drops the field, so this runs on the scheduling path with the fake
+// API client.)
+TEST_F(SchedulerTest, PodWithResourceClaimsIsNeverBoundWithoutDynamicResources) {
+  Start();
+  AddNode(Node("n1", "4"));
+  auto base = Pod("claims", "uid-claims", "100m");
+  auto with_claims = std::make_shared<api::Pod>(*base);
+  with_claims->spec.resource_claims = {"gpu"};
+  AddPod(with_claims);
+
+  ScheduleOne();
+  EXPECT_TRUE(Binds().empty());
+  EXPECT_EQ(Where(with_claims), SubQueue::kUnschedulable);
+  auto patches = ConditionPatches("claims");
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_TRUE(Contains(patches[0].body, "pod uses ResourceClaims, which this profile cannot allocate"))
+      << patches[0].body;
+  ASSERT_EQ(Events("FailedScheduling", "claims").size(), 1u);
+  auto verdict = sched_->decisions()->PodJson("default", "claims");
+  ASSERT_TRUE(verdict.has_value());
+  EXPECT_TRUE(Contains(*verdict, "pod uses ResourceClaims, which this profile cannot allocate")) << *verdict;
+
+  // Nothing a cluster event brings changes that: still not bound after a new node and
+  // the periodic flush of unschedulablePods.
+  AddNode(Node("n2", "8"));
+  clock_.Advance(6min);
+  pq().FlushUnschedulablePodsLeftover();
+  AdvanceAndFlush(1min);
+  ASSERT_EQ(pq().PendingCounts().active, 1u);  // retried after the flush
+  ScheduleOne();
+  EXPECT_TRUE(Binds().empty());
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
 }
 
 // ---- the decision log (/debug/pods) ----
@@ -528,8 +565,8 @@ TEST_F(SchedulerTest, PermitRejectionUnreservesForgetsAndParks) {
 TEST_F(SchedulerTest, BindErrorForgetsThePodAndRetriesAfterBackoff) {
   Start();
   auto p = AddNodeN1AndPodP("4", "100m");
-  AnswerBindsWith([](const informers::Request&) -> StatusOr<informers::Response> {
-    return informers::Response{500, R"({"kind":"Status","message":"etcd leader changed"})"};
+  AnswerBindsWith([](const client::Request&) -> StatusOr<client::Response> {
+    return client::Response{500, R"({"kind":"Status","message":"etcd leader changed"})"};
   });
   ScheduleOne();
   EXPECT_EQ(Binds().size(), 1u);
@@ -646,7 +683,7 @@ TEST_F(SchedulerTest, SchedulingWaitsWhileTooManyBindsAwaitAnswers) {
   EXPECT_EQ(Where(queued[0]), SubQueue::kActive);
   EXPECT_EQ(api_->HeldCount(), 2u);
 
-  EXPECT_EQ(api_->Release(BindOf(sent[0]->metadata.name), informers::Response{201, "{}"}), 1u);
+  EXPECT_EQ(api_->Release(BindOf(sent[0]->metadata.name), client::Response{201, "{}"}), 1u);
   third.join();
   EXPECT_TRUE(done.load());
   EXPECT_EQ(api_->HeldCount(), 2u);  // the other two pods' binds
@@ -664,7 +701,7 @@ TEST_F(SchedulerTest, BindConflictAlreadyAssignedIsNotRequeued) {
   auto p = AddNodeN1AndPodP("4", "500m");
   AddNode(Node("n2", "4"));
   auto elsewhere = BoundTo(p, "n-other");
-  AnswerBindsWith([&](const informers::Request&) -> StatusOr<informers::Response> {
+  AnswerBindsWith([&](const client::Request&) -> StatusOr<client::Response> {
     SetStore(p->Key(), elsewhere);
     return AlreadyAssigned("p", "n-other");
   });
@@ -760,7 +797,7 @@ TEST_F(SchedulerTest, BindTimeoutThatSucceededIsNotRequeuedNorDoubleBooked) {
   Start();
   auto p = AddNodeN1AndPodP("1", "600m");
   auto bound = BoundTo(p, "n1");
-  AnswerBindsWith([&](const informers::Request&) -> StatusOr<informers::Response> {
+  AnswerBindsWith([&](const client::Request&) -> StatusOr<client::Response> {
     SetStore(p->Key(), bound);  // the server bound it; the answer was lost
     return Status(StatusCode::kDeadlineExceeded, "context deadline exceeded (Client.Timeout exceeded)");
   });
@@ -787,13 +824,13 @@ TEST_F(SchedulerTest, LostBindAnswerIsReadBackAndTheRoomIsNeverFreed) {
   auto p = AddNodeN1AndPodP("1", "600m");
   auto bound = BoundTo(p, "n1");
   std::atomic<int> reads{0};
-  api_->SetHandler([&](const informers::Request& r) -> StatusOr<informers::Response> {
+  api_->SetHandler([&](const client::Request& r) -> StatusOr<client::Response> {
     if (Contains(r.path, "/binding")) return Status(StatusCode::kUnavailable, "connection closed by 127.0.0.1:6443");
     if (r.verb == Verb::kGet && r.path == "/api/v1/namespaces/default/pods/p") {
       if (reads++ == 0) return Status(StatusCode::kUnavailable, "connection refused");  // the server is restarting
-      return informers::Response{200, api::EncodePod(*bound)};
+      return client::Response{200, api::EncodePod(*bound)};
     }
-    return informers::Response{201, "{}"};
+    return client::Response{201, "{}"};
   });
 
   ScheduleOne();
@@ -817,10 +854,10 @@ TEST_F(SchedulerTest, ConflictForOurOwnEarlierBindIsASuccess) {
   Start();
   auto p = AddNodeN1AndPodP("1", "600m");
   auto bound = BoundTo(p, "n1");
-  api_->SetHandler([&](const informers::Request& r) -> StatusOr<informers::Response> {
+  api_->SetHandler([&](const client::Request& r) -> StatusOr<client::Response> {
     if (Contains(r.path, "/binding")) return AlreadyAssigned("p", "n1");
-    if (r.verb == Verb::kGet) return informers::Response{200, api::EncodePod(*bound)};
-    return informers::Response{201, "{}"};
+    if (r.verb == Verb::kGet) return client::Response{200, api::EncodePod(*bound)};
+    return client::Response{201, "{}"};
   });
   ScheduleOne();
   EXPECT_EQ(pq().Len(), 0u);
@@ -852,13 +889,13 @@ TEST_F(SchedulerTest, SameNameNewUidBeforeBindingBindsTheNewPodOnce) {
   AddNode(Node("n1", "4"));
   std::mutex server_mu;
   std::string server_uid = "uid-1";  // the UID of the live pod "p" on the API server
-  AnswerBindsWith([&](const informers::Request& r) -> StatusOr<informers::Response> {
+  AnswerBindsWith([&](const client::Request& r) -> StatusOr<client::Response> {
     std::lock_guard l(server_mu);
     if (!Contains(r.body, "\"uid\":\"" + server_uid + "\""))
       return FakeApiClient::ApiError(409, "Conflict",
                                      "Operation cannot be fulfilled on pods/binding \"p\": Precondition failed: UID "
                                      "in precondition: uid-1, UID in object meta: " + server_uid);
-    return informers::Response{201, "{}"};
+    return client::Response{201, "{}"};
   });
   auto old_pod = Pod("p", "uid-1", "500m");
   AddPod(old_pod);
@@ -913,8 +950,8 @@ TEST_F(SchedulerTest, BindsAnsweredOnTheClientThread) {
 
   // The server no longer knows q (404): forgotten and dropped, p stays counted.
   auto q = AddNewPod("q", "300m");
-  AnswerBindsWith([&](const informers::Request& r) -> StatusOr<informers::Response> {
-    if (!Contains(r.path, "/pods/q/binding")) return informers::Response{201, "{}"};
+  AnswerBindsWith([&](const client::Request& r) -> StatusOr<client::Response> {
+    if (!Contains(r.path, "/pods/q/binding")) return client::Response{201, "{}"};
     SetStore(q->Key(), nullptr);
     return FakeApiClient::ApiError(404, "NotFound", "pods \"q\" not found");
   });
@@ -1067,7 +1104,7 @@ TEST(FakeApiClientTest, AnswersInsideSendAndRecordsEveryRequest) {
   FakeApiClient api;
   bool answered = false;
   api.Send({.verb = Verb::kPost, .path = "/api/v1/namespaces/ns/pods/p/binding", .body = "b"},
-           [&](StatusOr<informers::Response> r) {
+           [&](StatusOr<client::Response> r) {
              ASSERT_TRUE(r.ok());
              EXPECT_EQ(r->http_code, 201);
              answered = true;
@@ -1085,9 +1122,9 @@ TEST(FakeApiClientTest, AnswersInsideSendAndRecordsEveryRequest) {
 
 TEST(FakeApiClientTest, HandlerErrorsMapLikeTheRealClient) {
   FakeApiClient api;
-  api.SetHandler([](const informers::Request& r) -> StatusOr<informers::Response> {
+  api.SetHandler([](const client::Request& r) -> StatusOr<client::Response> {
     if (r.path == "/conflict")
-      return informers::Response{409, R"({"kind":"Status","reason":"Conflict","message":"stale"})"};
+      return client::Response{409, R"({"kind":"Status","reason":"Conflict","message":"stale"})"};
     if (r.path == "/gone") return FakeApiClient::ApiError(404, "NotFound", "pods \"p\" not found");
     return Status(StatusCode::kDeadlineExceeded, "timeout");
   });
@@ -1106,7 +1143,7 @@ TEST(FakeApiClientTest, HeldRequestsWaitForRelease) {
   api.Hold(FakeApiClient::Is(Verb::kPost));
   std::vector<std::string> answers;
   auto record = [&](std::string name) {
-    return [&answers, name](StatusOr<informers::Response> r) {
+    return [&answers, name](StatusOr<client::Response> r) {
       answers.push_back(name + ":" + (r.ok() ? "ok" : std::string(StatusCodeName(r.status().code()))));
     };
   };
@@ -1131,7 +1168,7 @@ TEST(FakeApiClientTest, AsyncAnswersInOrderOnItsOwnThread) {
   {
     FakeApiClient api(FakeApiClient::Options{.async = true});
     for (int i = 0; i < 20; ++i)
-      api.Send({.path = "/" + std::to_string(i)}, [&, i](StatusOr<informers::Response> r) {
+      api.Send({.path = "/" + std::to_string(i)}, [&, i](StatusOr<client::Response> r) {
         EXPECT_TRUE(r.ok());
         std::lock_guard l(mu);
         order.push_back(i);
@@ -1150,8 +1187,8 @@ TEST(FakeApiClientTest, DestructionAnswersHeldRequestsCancelled) {
   std::optional<StatusCode> code;
   {
     FakeApiClient api;
-    api.Hold([](const informers::Request&) { return true; });
-    api.Send({.path = "/held"}, [&](StatusOr<informers::Response> r) { code = r.status().code(); });
+    api.Hold([](const client::Request&) { return true; });
+    api.Send({.path = "/held"}, [&](StatusOr<client::Response> r) { code = r.status().code(); });
     EXPECT_FALSE(code.has_value());
   }
   EXPECT_EQ(code, StatusCode::kCancelled);

@@ -8,7 +8,7 @@
 
 #include "pkg/api/json.h"
 #include "pkg/api/storage.h"
-#include "tests/e2e/scheduler_harness.h"
+#include "tests/harness/scheduler_harness.h"
 #include "tests/fakes/builders.h"
 #include "tests/fakes/event_log.h"
 #include "tests/fakes/objects.h"
@@ -35,7 +35,7 @@ class VolumeIntegrationTest : public ::testing::Test {
 
 // Nodes "<group>-<i>" labelled test-group=<group> and with their hostname label, plus
 // `labels`.
-void CreateNodes(informers::ApiClient& c, const std::string& group, int n, const api::StringMap& labels = {}) {
+void CreateNodes(client::ApiClient& c, const std::string& group, int n, const api::StringMap& labels = {}) {
   for (int i = 0; i < n; ++i) {
     std::string name = group + "-" + std::to_string(i);
     api::Node node = ksched::testing::TestNode(name, *api::Quantity::Parse("4"), *api::Quantity::Parse("16Gi"));
@@ -46,7 +46,7 @@ void CreateNodes(informers::ApiClient& c, const std::string& group, int n, const
   }
 }
 
-void CreateStorageClass(informers::ApiClient& c, const std::string& name, const std::string& provisioner,
+void CreateStorageClass(client::ApiClient& c, const std::string& name, const std::string& provisioner,
                         bool wait_for_first_consumer) {
   Post(c, "/apis/storage.k8s.io/v1/storageclasses",
        R"({"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":")" + name +
@@ -55,7 +55,7 @@ void CreateStorageClass(informers::ApiClient& c, const std::string& name, const 
 }
 
 // A claim of `size` in class `klass`; `volume` pre-binds it to that PV.
-void CreateClaim(informers::ApiClient& c, const std::string& ns, const std::string& name, const std::string& klass,
+void CreateClaim(client::ApiClient& c, const std::string& ns, const std::string& name, const std::string& klass,
                  const std::string& size = "1Gi", const std::string& volume = "") {
   std::string spec = R"({"accessModes":["ReadWriteOnce"],"storageClassName":")" + klass +
                      R"(","resources":{"requests":{"storage":")" + size + R"("}})";
@@ -74,7 +74,7 @@ struct VolumeSpec {
   std::string claim_ns, claim_name, claim_uid;  // a claimRef, when set
 };
 
-void CreateVolume(informers::ApiClient& c, const VolumeSpec& v) {
+void CreateVolume(client::ApiClient& c, const VolumeSpec& v) {
   std::string labels = v.zone.empty() ? "{}" : R"({"topology.kubernetes.io/zone":")" + v.zone + R"("})";
   std::string spec = R"({"capacity":{"storage":")" + v.size + R"("},"accessModes":["ReadWriteOnce"],)" +
                      R"("persistentVolumeReclaimPolicy":"Retain","storageClassName":")" + v.klass + "\"";
@@ -102,7 +102,7 @@ void CreateVolume(informers::ApiClient& c, const VolumeSpec& v) {
            R"(},"spec":)" + spec + "}");
 }
 
-api::PersistentVolumeClaimPtr GetClaim(informers::ApiClient& c, const std::string& ns, const std::string& name) {
+api::PersistentVolumeClaimPtr GetClaim(client::ApiClient& c, const std::string& ns, const std::string& name) {
   auto r = c.Do({.path = "/api/v1/namespaces/" + ns + "/persistentvolumeclaims/" + name});
   if (!r.ok()) return nullptr;
   api::JsonParser parser;
@@ -110,7 +110,7 @@ api::PersistentVolumeClaimPtr GetClaim(informers::ApiClient& c, const std::strin
   return claim.ok() ? *claim : nullptr;
 }
 
-api::PersistentVolumePtr GetVolume(informers::ApiClient& c, const std::string& name) {
+api::PersistentVolumePtr GetVolume(client::ApiClient& c, const std::string& name) {
   auto r = c.Do({.path = "/api/v1/persistentvolumes/" + name});
   if (!r.ok()) return nullptr;
   api::JsonParser parser;
@@ -119,7 +119,7 @@ api::PersistentVolumePtr GetVolume(informers::ApiClient& c, const std::string& n
 }
 
 // Waits until the claim is Bound (by the PV controller) and returns its volume's name.
-std::string WaitClaimBound(informers::ApiClient& c, const std::string& ns, const std::string& name,
+std::string WaitClaimBound(client::ApiClient& c, const std::string& ns, const std::string& name,
                            std::chrono::milliseconds timeout = 30s) {
   std::string volume;
   EXPECT_TRUE(Eventually(
@@ -156,8 +156,8 @@ std::string WaitUnschedulable(Harness& h, const std::string& key, const std::str
   return message;
 }
 
-void DeletePodNow(informers::ApiClient& c, const std::string& ns, const std::string& name) {
-  auto r = c.Do({.verb = informers::Verb::kDelete, .path = "/api/v1/namespaces/" + ns + "/pods/" + name,
+void DeletePodNow(client::ApiClient& c, const std::string& ns, const std::string& name) {
+  auto r = c.Do({.verb = client::Verb::kDelete, .path = "/api/v1/namespaces/" + ns + "/pods/" + name,
                  .body = R"({"gracePeriodSeconds":0})"});
   EXPECT_TRUE(r.ok()) << r.status().ToString();
 }

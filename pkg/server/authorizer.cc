@@ -36,15 +36,15 @@ std::vector<std::string> ReadStringArray(const web::json::value& v) {
   return out;
 }
 
-StatusOr<web::json::value> PostReview(informers::ApiClient& client, const std::string& path,
+StatusOr<web::json::value> PostReview(client::ApiClient& client, const std::string& path,
                                       const web::json::value& body, std::chrono::milliseconds timeout) {
-  informers::Request request;
-  request.verb = informers::Verb::kPost;
+  client::Request request;
+  request.verb = client::Verb::kPost;
   request.path = path;
   request.body = body.serialize();
   request.timeout = timeout;
   request.max_retries = 2;  // a probe must not hang for minutes behind retries
-  StatusOr<informers::Response> response = client.Do(std::move(request));
+  StatusOr<client::Response> response = client.Do(std::move(request));
   if (!response.ok()) return response.status();
   try {
     return web::json::value::parse(response->body);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "informers/api_client.h"
+#include "pkg/client/api_client.h"
 #include "pkg/server/server.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/mutex.h"
@@ -18,7 +18,7 @@
 namespace ksched::server {
 
 struct TokenReviewAuthorizerOptions {
-  informers::ApiClient* client = nullptr;  // not owned
+  client::ApiClient* client = nullptr;  // not owned
   Clock* clock = &RealClock();
   Clock::duration authn_ttl = std::chrono::seconds(10);
   Clock::duration authz_ttl = std::chrono::seconds(10);

@@ -7,7 +7,7 @@
 #include <atomic>
 #include <cpprest/json.h>
 
-#include "informers/curl_client.h"
+#include "pkg/client/curl_client.h"
 #include "tests/fakes/fake_api_server.h"
 
 namespace ksched::server {
@@ -24,14 +24,14 @@ class ReviewServer {
  public:
   ReviewServer()
       : server_([this](const HttpRequest& req, ResponseWriter& w) { Handle(req, w); }) {
-    informers::RestConfig cfg;
+    client::RestConfig cfg;
     cfg.server = server_.url();
     cfg.qps = 0;
-    auto client = informers::NewCurlApiClient(cfg);
+    auto client = client::NewCurlApiClient(cfg);
     EXPECT_TRUE(client.ok());
     client_ = std::move(*client);
   }
-  informers::ApiClient* client() { return client_.get(); }
+  client::ApiClient* client() { return client_.get(); }
   FakeApiServer& server() { return server_; }
   int token_reviews() const { return token_reviews_; }
   int access_reviews() const { return access_reviews_; }
@@ -74,7 +74,7 @@ class ReviewServer {
   std::atomic<int> token_reviews_{0};
   std::atomic<int> access_reviews_{0};
   FakeApiServer server_;
-  informers::ApiClientPtr client_;
+  client::ApiClientPtr client_;
 };
 
 TEST(TokenReviewAuthorizerTest, DecisionsFromTheReviews) {

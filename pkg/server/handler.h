@@ -1,5 +1,5 @@
 // Internal to pkg/server: the request routing and authorization decision, kept apart from
-// cpprestsdk so it can be tested without sockets.
+// the sockets (io_loop.h) so it can be tested without them.
 #pragma once
 
 #include <string>

@@ -1,6 +1,5 @@
 #include "pkg/server/server.h"
 
-#include <cpprest/http_listener.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
@@ -9,11 +8,12 @@
 #include <arpa/inet.h>
 #include <sys/stat.h>
 
-#include <exception>
+#include <atomic>
 #include <fstream>
 #include <sstream>
 
 #include "pkg/server/handler.h"
+#include "pkg/server/io_loop.h"
 #include "pkg/util/log.h"
 #include "pkg/util/worker_pool.h"
 
@@ -142,31 +142,20 @@ StatusOr<CertKeyPair> LoadServingCert(const ServerOptions& options) {
 }
 
 struct Server::Impl {
-  std::unique_ptr<web::http::experimental::listener::http_listener> listener;
+  // Declared first so it is destroyed last: pool tasks answer through it.
+  std::unique_ptr<IoLoop> loop;
+  // Anonymous requests that can take time (/metrics rendering, /configz, /debug/...).
+  std::unique_ptr<WorkerPool> handler_pool;
   std::unique_ptr<WorkerPool> auth_pool;  // see ServerOptions::authorizer_workers
+  std::atomic<bool> stopped{false};       // queued tasks skip their work after Stop()
 };
 
 namespace {
 
-void Reply(web::http::http_request& request, const HandlerResponse& r) {
-  namespace http = web::http;
-  http::http_response response(static_cast<http::status_code>(r.status));
-  response.set_body(r.body, r.content_type);
-  if (r.status == 401) response.headers().add("WWW-Authenticate", "Bearer");
-  if (r.status == 429) response.headers().add("Retry-After", "1");
-  response.headers().add("X-Content-Type-Options", "nosniff");
-  try {
-    request.reply(response).then([](pplx::task<void> t) {
-      try {
-        t.get();
-      } catch (const std::exception& e) {
-        KLOG_V(4) << "replying failed: " << e.what();
-      }
-    });
-  } catch (const std::exception& e) {
-    KLOG_V(4) << "replying failed: " << e.what();  // e.g. the listener closed meanwhile
-  }
-}
+constexpr int kHandlerWorkers = 2;
+
+// Cheap (the callbacks read a flag or two), so answered on the I/O thread.
+bool IsHealthCheck(const std::string& path) { return path == "/healthz" || path == "/livez" || path == "/readyz"; }
 
 }  // namespace
 
@@ -175,68 +164,47 @@ Server::Server(ServerOptions options) : options_(std::move(options)), impl_(std:
 Server::~Server() { Stop(); }
 
 Status Server::Start() {
-  namespace http = web::http;
-  if (impl_->listener) return Status(StatusCode::kFailedPrecondition, "server already started");
+  if (impl_->loop) return Status(StatusCode::kFailedPrecondition, "server already started");
   auto cert = LoadServingCert(options_);
   if (!cert.ok()) return cert.status();
   cert_ = std::move(*cert);
+  auto loop = IoLoop::Listen(options_, cert_);  // also checks the key pair
+  if (!loop.ok()) return loop.status();
+  impl_->loop = std::move(*loop);
+  impl_->stopped = false;
+  impl_->handler_pool = std::make_unique<WorkerPool>(kHandlerWorkers);
+  impl_->auth_pool = std::make_unique<WorkerPool>(options_.authorizer_workers);
+  port_ = impl_->loop->port();
 
-  http::experimental::listener::http_listener_config config;
-  const CertKeyPair pair = cert_;
-  config.set_ssl_context_callback([pair](boost::asio::ssl::context& ctx) {
-    ctx.set_options(boost::asio::ssl::context::default_workarounds | boost::asio::ssl::context::no_sslv2 |
-                    boost::asio::ssl::context::no_sslv3 | boost::asio::ssl::context::no_tlsv1 |
-                    boost::asio::ssl::context::no_tlsv1_1);
-    ctx.use_certificate_chain(boost::asio::buffer(pair.cert_pem));
-    ctx.use_private_key(boost::asio::buffer(pair.key_pem), boost::asio::ssl::context::pem);
+  IoLoop* io = impl_->loop.get();
+  io->Start([this, io](uint64_t connection, const HttpRequest& request) {
+    if (IsAlwaysAllowed(options_, request.path) && IsHealthCheck(request.path)) {
+      io->Respond(connection, HandleRequest(options_, request.method, request.path, request.authorization));
+      return;
+    }
+    auto task = [this, io, connection, method = request.method, path = request.path,
+                 authorization = request.authorization] {
+      if (impl_->stopped) return;
+      io->Respond(connection, HandleRequest(options_, method, path, authorization));
+    };
+    WorkerPool& pool = IsAlwaysAllowed(options_, request.path) ? *impl_->handler_pool : *impl_->auth_pool;
+    if (!pool.TrySubmit(std::move(task), options_.max_pending_authorizations)) {
+      io->Respond(connection, {429, "Too Many Requests\n"});
+    }
   });
-  std::string host = options_.bind_address;
-  if (host.find(':') != std::string::npos) host = "[" + host + "]";
-  const std::string uri = "https://" + host + ":" + std::to_string(options_.secure_port) + "/";
-  try {
-    // Validate the key pair now: the ssl callback only runs per connection, too late to
-    // report a bad file to the operator.
-    boost::asio::ssl::context probe(boost::asio::ssl::context::tls_server);
-    probe.use_certificate_chain(boost::asio::buffer(cert_.cert_pem));
-    probe.use_private_key(boost::asio::buffer(cert_.key_pem), boost::asio::ssl::context::pem);
-
-    impl_->auth_pool = std::make_unique<WorkerPool>(options_.authorizer_workers);
-    auto listener = std::make_unique<http::experimental::listener::http_listener>(uri, config);
-    listener->support([this](http::http_request request) {
-      std::string authorization;
-      auto it = request.headers().find("Authorization");
-      if (it != request.headers().end()) authorization = it->second;
-      std::string method = request.method();
-      std::string path = request.relative_uri().path();
-      if (IsAlwaysAllowed(options_, path)) {
-        Reply(request, HandleRequest(options_, method, path, authorization));
-        return;
-      }
-      auto task = [this, request, method, path, authorization]() mutable {
-        Reply(request, HandleRequest(options_, method, path, authorization));
-      };
-      if (!impl_->auth_pool->TrySubmit(std::move(task), options_.max_pending_authorizations)) {
-        Reply(request, {429, "Too Many Requests\n"});
-      }
-    });
-    listener->open().wait();
-    impl_->listener = std::move(listener);
-  } catch (const std::exception& e) {
-    return Unavailable("serving on " + uri + ": " + e.what());
-  }
-  KLOG(INFO) << "Serving securely on " << options_.bind_address << ":" << options_.secure_port;
+  const std::string& host = options_.bind_address;
+  const bool bare_ipv6 = host.find(':') != std::string::npos && host.front() != '[';
+  KLOG(INFO) << "Serving securely on " << (bare_ipv6 ? "[" + host + "]" : host) << ":" << port_;
   return Status::OK();
 }
 
 void Server::Stop() {
-  if (!impl_ || !impl_->listener) return;
-  try {
-    impl_->listener->close().wait();
-  } catch (const std::exception& e) {
-    KLOG(WARNING) << "closing the secure server: " << e.what();
-  }
-  impl_->listener.reset();
-  impl_->auth_pool.reset();  // finishes what was queued (replies to a closed listener are dropped)
+  if (!impl_ || !impl_->loop) return;
+  impl_->stopped = true;
+  impl_->loop->Stop();  // the port and every connection are closed
+  impl_->auth_pool.reset();
+  impl_->handler_pool.reset();
+  impl_->loop.reset();
 }
 
 }  // namespace ksched::server

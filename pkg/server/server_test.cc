@@ -1,5 +1,6 @@
 // The secure server end to end over TLS with libcurl: anonymous health paths, /readyz
-// following its callback, and the 401/403/200 ladder on /metrics.
+// following its callback, and the 401/403/200 ladder on /metrics. (The limits a hostile
+// client meets: server_limits_test.cc.)
 #include "pkg/server/server.h"
 
 #include <curl/curl.h>
@@ -24,7 +25,7 @@
 namespace ksched::server {
 namespace {
 
-// cpprestsdk cannot listen on port 0: borrow a free port from the kernel.
+// A port nothing listens on (for tests that must know it before Start()).
 int FreePort() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -90,7 +91,7 @@ class ServerTest : public ::testing::Test {
  protected:
   void StartServer(ServerOptions options) {
     options.bind_address = "127.0.0.1";
-    options.secure_port = port_ = FreePort();
+    options.secure_port = 0;
     options.authorizer = &authz_;
     options.ready = [this] { return ready_ ? Status::OK() : Unavailable("handlers are not fully synchronized"); };
     options.metrics = [] { return std::string("scheduler_pending_pods{queue=\"active\"} 0\n"); };
@@ -98,6 +99,8 @@ class ServerTest : public ::testing::Test {
     server_ = std::make_unique<Server>(std::move(options));
     Status s = server_->Start();
     ASSERT_TRUE(s.ok()) << s.message();
+    port_ = server_->port();
+    ASSERT_GT(port_, 0);
   }
 
   ksched::testing::FakeAuthorizer authz_{Decide};
@@ -180,6 +183,42 @@ TEST_F(ServerTest, ScrapesRealMetrics) {
            "# TYPE scheduler_scheduling_attempt_duration_seconds histogram\n"}) {
     EXPECT_NE(r.body.find(line), std::string::npos) << line;
   }
+}
+
+// --tls-min-version=VersionTLS13 refuses a TLS 1.2 client; --tls-cipher-suites limits
+// TLS 1.2 to the suites named; a suite list OpenSSL cannot use fails Start.
+TEST_F(ServerTest, TlsMinimumVersionAndCipherSuites) {
+  auto handshake = [this](long max_version, const char* ciphers) {
+    CURL* curl = curl_easy_init();
+    const std::string url = "https://127.0.0.1:" + std::to_string(port_) + "/healthz";
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
+    curl_easy_setopt(curl, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2 | max_version);
+    if (ciphers) curl_easy_setopt(curl, CURLOPT_SSL_CIPHER_LIST, ciphers);
+    std::string body;
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, Append);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT, 10L);
+    CURLcode rc = curl_easy_perform(curl);
+    curl_easy_cleanup(curl);
+    return rc == CURLE_OK && body == "ok";
+  };
+  StartServer({.tls13_only = true});
+  EXPECT_FALSE(handshake(CURL_SSLVERSION_MAX_TLSv1_2, nullptr));
+  EXPECT_TRUE(handshake(CURL_SSLVERSION_MAX_TLSv1_3, nullptr));
+  server_.reset();
+
+  // The self-signed certificate is ECDSA: ECDHE-ECDSA suites.
+  StartServer({.tls12_ciphers = "ECDHE-ECDSA-AES256-GCM-SHA384"});
+  EXPECT_TRUE(handshake(CURL_SSLVERSION_MAX_TLSv1_2, "ECDHE-ECDSA-AES256-GCM-SHA384"));
+  EXPECT_FALSE(handshake(CURL_SSLVERSION_MAX_TLSv1_2, "ECDHE-ECDSA-AES128-GCM-SHA256"));
+  server_.reset();
+
+  Server bad({.bind_address = "127.0.0.1", .secure_port = 0, .tls12_ciphers = "NO-SUCH-CIPHER"});
+  Status s = bad.Start();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("NO-SUCH-CIPHER"), std::string::npos) << s.message();
 }
 
 TEST_F(ServerTest, StopClosesThePort) {

@@ -5,6 +5,9 @@
 
 #include <atomic>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 #include <string_view>
 
 namespace ksched::log {
@@ -15,9 +18,25 @@ enum class Severity { kInfo, kWarning, kError, kFatal };
 void SetVerbosity(int v);
 int Verbosity();
 
+// --vmodule: per-file verbosity, pattern=N by a file's base name without extension, with
+// * and ? as wildcards; the first matching pattern decides, else -v.
+void SetVmodule(std::vector<std::pair<std::string, int>> patterns);
+// Whether KLOG_V(v) in `file` is printed.
+bool VEnabled(int v, const char* file);
+
+// --logging-format: klog's text lines (the default), or component-base's JSON logger:
+// one object per line, {"ts":<ms since the epoch>,"caller":"file.cc:12","msg":"...",
+// "v":0,<key>:<value>...}, "v" on info lines only. A message whose text ends in
+// key="value" pairs (klog's structured style) has them as fields of their own.
+enum class Format { kText, kJson };
+void SetFormat(Format format);
+
+// The JSON object for one line (without the newline); `v` < 0 for warnings and errors.
+std::string FormatJsonLine(double ts_ms, std::string_view caller, int v, std::string_view text);
+
 class Message {
  public:
-  Message(Severity severity, const char* file, int line);
+  Message(Severity severity, const char* file, int line, int v = 0);
   ~Message();  // writes the line atomically to stderr; kFatal aborts
   Message(const Message&) = delete;
   Message& operator=(const Message&) = delete;
@@ -25,6 +44,10 @@ class Message {
 
  private:
   Severity severity_;
+  int v_;
+  bool json_;
+  double ts_ms_ = 0;
+  std::string caller_;
   std::ostringstream os_;
 };
 
@@ -42,6 +65,6 @@ struct Voidify {
 
 #define KLOG(sev) ::ksched::log::Message(KSCHED_LOG_SEV_##sev, __FILE__, __LINE__).stream()
 #define KLOG_V(n)                                 \
-  !(::ksched::log::Verbosity() >= (n))            \
+  !(::ksched::log::VEnabled((n), __FILE__))       \
       ? (void)0                                   \
-      : ::ksched::log::Voidify() & ::ksched::log::Message(KSCHED_LOG_SEV_INFO, __FILE__, __LINE__).stream()
+      : ::ksched::log::Voidify() & ::ksched::log::Message(KSCHED_LOG_SEV_INFO, __FILE__, __LINE__, (n)).stream()

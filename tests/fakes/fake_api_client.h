@@ -1,16 +1,16 @@
-// A scripted, in-memory informers::ApiClient for unit tests of code that writes to the
+// A scripted, in-memory client::ApiClient for unit tests of code that writes to the
 // API server (the scheduler's binds, events and status patches; preemption's deletes):
 // every request is recorded, and a per-test handler decides each answer.
 //
 //   FakeApiClient api;
-//   api.SetHandler([](const informers::Request& r) -> StatusOr<informers::Response> {
+//   api.SetHandler([](const client::Request& r) -> StatusOr<client::Response> {
 //     if (r.path.ends_with("/binding")) return FakeApiClient::ApiError(404, "NotFound", "pods \"p\" not found");
-//     return informers::Response{201, "{}"};
+//     return client::Response{201, "{}"};
 //   });
 //
 // Answers. Without a handler, POST gets 201 "{}" and every other verb 200 "{}". A
 // handler's Response with a non-2xx http_code becomes an error Status the way the real
-// client maps it (informers::StatusFromHttp), so a handler can return either an API
+// client maps it (client::StatusFromHttp), so a handler can return either an API
 // Status body or a ready Status (ApiError() builds one; a transport error such as
 // DeadlineExceeded is just a Status).
 //
@@ -43,16 +43,16 @@
 #include <utility>
 #include <vector>
 
-#include "informers/api_client.h"
+#include "pkg/client/api_client.h"
 #include "pkg/api/json.h"
 #include "pkg/util/status.h"
 
 namespace ksched::testing {
 
-class FakeApiClient final : public informers::ApiClient {
+class FakeApiClient final : public client::ApiClient {
  public:
-  using Handler = std::function<StatusOr<informers::Response>(const informers::Request&)>;
-  using Matcher = std::function<bool(const informers::Request&)>;
+  using Handler = std::function<StatusOr<client::Response>(const client::Request&)>;
+  using Matcher = std::function<bool(const client::Request&)>;
 
   struct Options {
     bool async = false;  // answer on the client's own thread instead of inside Send()
@@ -94,7 +94,7 @@ class FakeApiClient final : public informers::ApiClient {
   // returning.
   size_t Release(const Matcher& which = nullptr) { return ReleaseImpl(which, std::nullopt); }
   // Same, answering each with `result` instead of asking the handler.
-  size_t Release(const Matcher& which, StatusOr<informers::Response> result) {
+  size_t Release(const Matcher& which, StatusOr<client::Response> result) {
     return ReleaseImpl(which, std::move(result));
   }
   size_t HeldCount() const {
@@ -110,29 +110,35 @@ class FakeApiClient final : public informers::ApiClient {
   // ---- what was sent --------------------------------------------------------------------
 
   // Every request sent so far (held ones included), in order.
-  std::vector<informers::Request> Requests(const Matcher& which = nullptr) const {
+  std::vector<client::Request> Requests(const Matcher& which = nullptr) const {
     std::lock_guard l(mu_);
-    std::vector<informers::Request> out;
-    for (const informers::Request& r : requests_)
+    std::vector<client::Request> out;
+    for (const client::Request& r : requests_)
       if (!which || which(r)) out.push_back(r);
     return out;
   }
   size_t Count(const Matcher& which = nullptr) const { return Requests(which).size(); }
-  std::vector<informers::Request> WatchRequests() const {
+  // The requests whose precondition failed: answered with its error, never sent.
+  std::vector<client::Request> Unsent() const {
+    std::lock_guard l(mu_);
+    return unsent_;
+  }
+  std::vector<client::Request> WatchRequests() const {
     std::lock_guard l(mu_);
     return watches_;
   }
   void ClearRequests() {
     std::lock_guard l(mu_);
     requests_.clear();
+    unsent_.clear();
     watches_.clear();
   }
 
   // ---- helpers --------------------------------------------------------------------------
 
   // Matches `verb` requests whose path contains `path_part` ("" matches any path).
-  static Matcher Is(informers::Verb verb, std::string path_part = "") {
-    return [verb, part = std::move(path_part)](const informers::Request& r) {
+  static Matcher Is(client::Verb verb, std::string path_part = "") {
+    return [verb, part = std::move(path_part)](const client::Request& r) {
       return r.verb == verb && r.path.find(part) != std::string::npos;
     };
   }
@@ -144,13 +150,25 @@ class FakeApiClient final : public informers::ApiClient {
     body += R"(,"reason":)";
     api::AppendJsonString(body, reason);
     body += R"(,"code":)" + std::to_string(http_code) + "}";
-    return informers::StatusFromHttp(http_code, body);
+    return client::StatusFromHttp(http_code, body);
   }
 
-  // ---- informers::ApiClient ------------------------------------------------------------
+  // ---- client::ApiClient ------------------------------------------------------------
 
-  void Send(informers::Request request, informers::ResponseCallback done) override {
+  void Send(client::Request request, client::ResponseCallback done) override {
     Pending p{std::move(request), std::move(done), std::nullopt};
+    // A request whose precondition fails is never sent, as the real client does: it is
+    // answered with that error and recorded apart (Unsent()).
+    if (p.request.precondition) {
+      if (Status s = p.request.precondition(); !s.ok()) {
+        {
+          std::lock_guard l(mu_);
+          unsent_.push_back(p.request);
+        }
+        p.done(std::move(s));
+        return;
+      }
+    }
     {
       std::lock_guard l(mu_);
       requests_.push_back(p.request);
@@ -169,7 +187,7 @@ class FakeApiClient final : public informers::ApiClient {
     Answer(std::move(p));
   }
 
-  std::unique_ptr<informers::WatchStream> Watch(informers::Request request, informers::WatchCallbacks) override {
+  std::unique_ptr<client::WatchStream> Watch(client::Request request, client::WatchCallbacks) override {
     std::lock_guard l(mu_);
     watches_.push_back(std::move(request));
     return std::make_unique<NoopStream>();
@@ -184,16 +202,16 @@ class FakeApiClient final : public informers::ApiClient {
 
  private:
   struct Pending {
-    informers::Request request;
-    informers::ResponseCallback done;
-    std::optional<StatusOr<informers::Response>> result;  // set: answer with this
+    client::Request request;
+    client::ResponseCallback done;
+    std::optional<StatusOr<client::Response>> result;  // set: answer with this
   };
-  class NoopStream final : public informers::WatchStream {
+  class NoopStream final : public client::WatchStream {
    public:
     void Cancel() override {}
   };
 
-  size_t ReleaseImpl(const Matcher& which, const std::optional<StatusOr<informers::Response>>& result) {
+  size_t ReleaseImpl(const Matcher& which, const std::optional<StatusOr<client::Response>>& result) {
     std::vector<Pending> released;
     {
       std::lock_guard l(mu_);
@@ -219,19 +237,19 @@ class FakeApiClient final : public informers::ApiClient {
   }
 
   void Answer(Pending p) {
-    StatusOr<informers::Response> r = p.result ? std::move(*p.result) : Serve(p.request);
+    StatusOr<client::Response> r = p.result ? std::move(*p.result) : Serve(p.request);
     p.done(std::move(r));
   }
 
-  StatusOr<informers::Response> Serve(const informers::Request& request) {
+  StatusOr<client::Response> Serve(const client::Request& request) {
     Handler handler;
     {
       std::lock_guard l(mu_);
       handler = handler_;
     }
-    if (!handler) return informers::Response{request.verb == informers::Verb::kPost ? 201L : 200L, "{}"};
-    StatusOr<informers::Response> r = handler(request);
-    if (r.ok() && (r->http_code < 200 || r->http_code >= 300)) return informers::StatusFromHttp(r->http_code, r->body);
+    if (!handler) return client::Response{request.verb == client::Verb::kPost ? 201L : 200L, "{}"};
+    StatusOr<client::Response> r = handler(request);
+    if (r.ok() && (r->http_code < 200 || r->http_code >= 300)) return client::StatusFromHttp(r->http_code, r->body);
     return r;
   }
 
@@ -255,8 +273,9 @@ class FakeApiClient final : public informers::ApiClient {
   mutable std::condition_variable cv_;
   Handler handler_;
   Matcher hold_;
-  std::vector<informers::Request> requests_;
-  std::vector<informers::Request> watches_;
+  std::vector<client::Request> requests_;
+  std::vector<client::Request> unsent_;
+  std::vector<client::Request> watches_;
   std::deque<Pending> held_;
   std::deque<Pending> queue_;  // async: waiting for the answer thread
   size_t unanswered_ = 0;      // async: queued or being answered

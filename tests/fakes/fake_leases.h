@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "informers/api_client.h"
+#include "pkg/client/api_client.h"
 #include "pkg/leaderelection/lease.h"
 #include "pkg/util/status.h"
 #include "tests/fakes/fake_api_client.h"
@@ -41,21 +41,21 @@ class FakeLeases {
 
   // Becomes `api`'s handler until destroyed; `api` must outlive this.
   explicit FakeLeases(FakeApiClient& api, std::string ns = "kube-system") : api_(api), ns_(std::move(ns)) {
-    api_.SetHandler([this](const informers::Request& r) { return Answer(r); });
+    api_.SetHandler([this](const client::Request& r) { return Answer(r); });
   }
   ~FakeLeases() { api_.SetHandler(nullptr); }
   FakeLeases(const FakeLeases&) = delete;
   FakeLeases& operator=(const FakeLeases&) = delete;
 
   // Answers a request with this status instead of serving it when it is not OK.
-  void SetFault(std::function<Status(const informers::Request&)> fault) {
+  void SetFault(std::function<Status(const client::Request&)> fault) {
     std::lock_guard l(mu_);
     fault_ = std::move(fault);
   }
   // Runs `hook` once, just before the next request with `verb` is served. It runs
   // without any lock held (FakeApiClient's handler does), so it may drive another
   // elector on the same client.
-  void BeforeNext(informers::Verb verb, std::function<void()> hook) {
+  void BeforeNext(client::Verb verb, std::function<void()> hook) {
     std::lock_guard l(mu_);
     hooks_[verb] = std::move(hook);
   }
@@ -76,7 +76,7 @@ class FakeLeases {
   }
 
  private:
-  StatusOr<informers::Response> Answer(const informers::Request& r) {
+  StatusOr<client::Response> Answer(const client::Request& r) {
     std::function<void()> hook;
     {
       std::lock_guard l(mu_);
@@ -93,9 +93,9 @@ class FakeLeases {
     return Serve(r);
   }
 
-  StatusOr<informers::Response> Serve(const informers::Request& r) {
+  StatusOr<client::Response> Serve(const client::Request& r) {
     const std::string collection = leaderelection::LeaseCollectionPath(ns_);
-    if (r.verb == informers::Verb::kPost) {
+    if (r.verb == client::Verb::kPost) {
       if (r.path != collection) return NotFound("the server could not find the requested resource");
       auto lease = leaderelection::DecodeLease(r.body);
       if (!lease.ok()) return InvalidArgument(lease.status().message());
@@ -109,8 +109,8 @@ class FakeLeases {
     std::string name = r.path.substr(collection.size() + 1);
     auto it = leases_.find(name);
     if (it == leases_.end()) return NotFound("leases.coordination.k8s.io \"" + name + "\" not found");
-    if (r.verb == informers::Verb::kGet) return Ok(name, 200);
-    if (r.verb != informers::Verb::kPut) return InvalidArgument("unsupported verb");
+    if (r.verb == client::Verb::kGet) return Ok(name, 200);
+    if (r.verb != client::Verb::kPut) return InvalidArgument("unsupported verb");
     auto lease = leaderelection::DecodeLease(r.body);
     if (!lease.ok()) return InvalidArgument(lease.status().message());
     if (lease->resource_version != std::to_string(it->second.resource_version))
@@ -122,7 +122,7 @@ class FakeLeases {
     return Ok(name, 200);
   }
 
-  informers::Response Ok(const std::string& name, long code) const {
+  client::Response Ok(const std::string& name, long code) const {
     const Stored& s = leases_.at(name);
     std::string meta = R"({"name":")" + name + R"(","namespace":")" + ns_ + R"(","resourceVersion":")" +
                        std::to_string(s.resource_version) + "\"";
@@ -143,8 +143,8 @@ class FakeLeases {
   mutable std::mutex mu_;
   std::map<std::string, Stored> leases_;
   int64_t rv_ = 100;
-  std::function<Status(const informers::Request&)> fault_;
-  std::map<informers::Verb, std::function<void()>> hooks_;
+  std::function<Status(const client::Request&)> fault_;
+  std::map<client::Verb, std::function<void()>> hooks_;
 };
 
 }  // namespace ksched::testing

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "informers/rest_config.h"
+#include "pkg/client/rest_config.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -19,18 +19,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using ksched::fuzz::Check;
   const std::string_view input = fuzz::AsView(data, size);
 
-  std::string encoded = informers::Base64Encode(input);
+  std::string encoded = client::Base64Encode(input);
   Check(encoded.size() == (input.size() + 2) / 3 * 4, "Base64Encode pads to a multiple of four");
-  auto decoded = informers::Base64Decode(encoded);
+  auto decoded = client::Base64Decode(encoded);
   Check(decoded.ok() && *decoded == input, "Base64Decode(Base64Encode(x)) == x", encoded);
 
-  auto out = informers::Base64Decode(input, "fuzz");
+  auto out = client::Base64Decode(input, "fuzz");
   if (!out.ok()) return 0;
   std::string clean;
   for (char c : input) {
     if (!std::isspace(static_cast<unsigned char>(c))) clean.push_back(c);
   }
-  std::string again = informers::Base64Encode(*out);
+  std::string again = client::Base64Encode(*out);
   Check(again.size() == clean.size(), "accepted base64 re-encodes to the same length", clean);
   for (size_t i = 0; i < clean.size(); ++i) {
     Check((clean[i] == '=') == (again[i] == '='), "accepted base64 has padding only at the end", clean);

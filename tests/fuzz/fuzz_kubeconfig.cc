@@ -13,7 +13,7 @@
 #include <fstream>
 #include <string>
 
-#include "informers/rest_config.h"
+#include "pkg/client/rest_config.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace ksched::fuzz {
@@ -34,7 +34,7 @@ const std::filesystem::path& ScratchDir() {
   return dir;
 }
 
-bool Same(const informers::RestConfig& a, const informers::RestConfig& b) {
+bool Same(const client::RestConfig& a, const client::RestConfig& b) {
   return a.server == b.server && a.ca_pem == b.ca_pem && a.insecure_skip_tls_verify == b.insecure_skip_tls_verify &&
          a.tls_server_name == b.tls_server_name && a.client_cert_pem == b.client_cert_pem &&
          a.client_key_pem == b.client_key_pem && a.bearer_token == b.bearer_token && a.token_file == b.token_file &&
@@ -54,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view yaml = fuzz::AsView(data + 1, size - 1);
   const auto& dir = fuzz::ScratchDir();
 
-  auto cfg = informers::ParseKubeconfig(yaml, dir.string(), context, master);
+  auto cfg = client::ParseKubeconfig(yaml, dir.string(), context, master);
   if (cfg.ok()) {
     Check(!cfg->server.empty() && cfg->server.back() != '/', "the server is set, without a trailing '/'", cfg->server);
     Check(cfg->client_cert_pem.empty() == cfg->client_key_pem.empty(), "a client certificate comes with a key");
@@ -64,7 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // LoadKubeconfig reads the file and goes through the same parser.
   const auto path = dir / "kubeconfig";
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(yaml.data(), static_cast<std::streamsize>(yaml.size()));
-  auto loaded = informers::LoadKubeconfig(path.string(), context, master);
+  auto loaded = client::LoadKubeconfig(path.string(), context, master);
   Check(loaded.ok() == cfg.ok(), "LoadKubeconfig agrees with ParseKubeconfig",
         loaded.ok() ? cfg.status().message() : loaded.status().message());
   if (cfg.ok()) Check(fuzz::Same(*cfg, *loaded), "LoadKubeconfig gives the same config");

@@ -94,16 +94,16 @@ StatusOr<std::string> CollectionPath(const ManifestObject& obj) {
   return path + "/" + std::string(it->second.plural);
 }
 
-StatusOr<informers::Response> CreateObject(informers::ApiClient& client, const ManifestObject& obj, bool dry_run) {
+StatusOr<client::Response> CreateObject(client::ApiClient& client, const ManifestObject& obj, bool dry_run) {
   auto path = CollectionPath(obj);
   if (!path.ok()) return path.status();
-  return client.Do({.verb = informers::Verb::kPost,
+  return client.Do({.verb = client::Verb::kPost,
                     .path = *path + (dry_run ? "?dryRun=All" : ""),
                     .body = obj.json,
                     .max_retries = 3});
 }
 
-Status ApplyManifestFile(informers::ApiClient& client, const std::string& path) {
+Status ApplyManifestFile(client::ApiClient& client, const std::string& path) {
   auto objs = LoadManifestFile(path);
   if (!objs.ok()) return objs.status();
   for (const ManifestObject& obj : *objs) {

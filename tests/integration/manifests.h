@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "informers/api_client.h"
+#include "pkg/client/api_client.h"
 #include "pkg/util/status.h"
 
 namespace ksched::testing {
@@ -35,8 +35,8 @@ bool IsApiObject(const ManifestObject& obj);
 // namespace go to "default", as kubectl does. Unknown kinds are an error.
 StatusOr<std::string> CollectionPath(const ManifestObject& obj);
 // POSTs the object (?dryRun=All when dry_run): the server's answer or its error.
-StatusOr<informers::Response> CreateObject(informers::ApiClient& client, const ManifestObject& obj, bool dry_run);
+StatusOr<client::Response> CreateObject(client::ApiClient& client, const ManifestObject& obj, bool dry_run);
 // Creates every API object of the file for real; existing objects are left alone.
-Status ApplyManifestFile(informers::ApiClient& client, const std::string& path);
+Status ApplyManifestFile(client::ApiClient& client, const std::string& path);
 
 }  // namespace ksched::testing

@@ -13,10 +13,10 @@
 #include "config/emitter.h"
 #include "config/load.h"
 #include "config/validate.h"
-#include "informers/curl_client.h"
-#include "informers/rest_config.h"
-#include "tests/e2e/api_helpers.h"
-#include "tests/e2e/control_plane.h"
+#include "pkg/client/curl_client.h"
+#include "pkg/client/rest_config.h"
+#include "tests/harness/api_helpers.h"
+#include "tests/harness/control_plane.h"
 #include "tests/integration/manifests.h"
 
 namespace ksched::testing {
@@ -36,8 +36,10 @@ std::vector<ManifestObject> LoadAll(const std::string& dir) {
 
 std::vector<ManifestObject> AllManifests() {
   std::vector<ManifestObject> all = LoadAll(kManifests);
-  std::vector<ManifestObject> examples = LoadAll(kManifests + "/examples");
-  all.insert(all.end(), examples.begin(), examples.end());
+  for (const char* sub : {"/examples", "/kubeadm"}) {
+    std::vector<ManifestObject> more = LoadAll(kManifests + sub);
+    all.insert(all.end(), more.begin(), more.end());
+  }
   return all;
 }
 
@@ -50,9 +52,9 @@ const ManifestObject* Find(const std::vector<ManifestObject>& objs, std::string_
 
 // Namespaces the objects live in but that no manifest creates (e.g. "monitoring" for the
 // Prometheus example) are created for real first, as a cluster would already have them.
-void EnsureNamespace(informers::ApiClient& c, const std::string& ns) {
+void EnsureNamespace(client::ApiClient& c, const std::string& ns) {
   if (c.Do({.path = "/api/v1/namespaces/" + ns}).ok()) return;
-  auto r = c.Do({.verb = informers::Verb::kPost, .path = "/api/v1/namespaces",
+  auto r = c.Do({.verb = client::Verb::kPost, .path = "/api/v1/namespaces",
                  .body = R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + ns + R"("}})"});
   ASSERT_TRUE(r.ok() || r.status().code() == StatusCode::kAlreadyExists) << r.status().ToString();
 }
@@ -75,7 +77,7 @@ TEST(ManifestsIntegrationTest, EveryObjectPassesServerSideDryRun) {
     auto r = CreateObject(*c, obj, /*dry_run=*/true);
     if (!r.ok() && r.status().code() == StatusCode::kAlreadyExists) {
       // Another test applied it for real: validate it as an update instead.
-      r = c->Do({.verb = informers::Verb::kPut, .path = *CollectionPath(obj) + "/" + obj.name + "?dryRun=All",
+      r = c->Do({.verb = client::Verb::kPut, .path = *CollectionPath(obj) + "/" + obj.name + "?dryRun=All",
                  .body = obj.json});
     }
     ASSERT_TRUE(r.ok()) << obj.Describe() << ": " << r.status().ToString() << "\n" << obj.json;
@@ -197,9 +199,9 @@ TEST(ManifestsIntegrationTest, PiecesAgree) {
 }
 
 // Whether `user` (with `groups`) may do something, per a SubjectAccessReview as admin.
-bool Allowed(informers::ApiClient& c, const std::string& user, const std::string& groups_json,
+bool Allowed(client::ApiClient& c, const std::string& user, const std::string& groups_json,
              const std::string& attributes_json) {
-  auto r = c.Do({.verb = informers::Verb::kPost, .path = "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+  auto r = c.Do({.verb = client::Verb::kPost, .path = "/apis/authorization.k8s.io/v1/subjectaccessreviews",
                  .body = R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":")" +
                          user + R"(","groups":)" + groups_json + "," + attributes_json + "}}"});
   EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -214,7 +216,7 @@ bool Allowed(informers::ApiClient& c, const std::string& user, const std::string
 
 // Allowed(), asked again for up to 5 s: the API server's RBAC authorizer learns of new
 // roles and bindings through its own informers, a moment after they are created.
-bool AllowedSoon(informers::ApiClient& c, const std::string& user, const std::string& groups_json,
+bool AllowedSoon(client::ApiClient& c, const std::string& user, const std::string& groups_json,
                  const std::string& attributes_json) {
   for (int i = 0; i < 50; ++i) {
     if (Allowed(c, user, groups_json, attributes_json)) return true;

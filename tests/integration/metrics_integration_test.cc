@@ -10,7 +10,6 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <simdjson.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,83 +19,24 @@
 #include <sstream>
 #include <thread>
 
-#include "informers/curl_client.h"
-#include "informers/rest_config.h"
+#include "pkg/client/curl_client.h"
+#include "pkg/client/rest_config.h"
 #include "pkg/api/json.h"
-#include "tests/e2e/api_helpers.h"
-#include "tests/e2e/control_plane.h"
-#include "tests/e2e/process_util.h"
+#include "tests/harness/api_helpers.h"
+#include "tests/harness/control_plane.h"
+#include "tests/harness/process_util.h"
 #include "tests/fakes/event_log.h"
 #include "tests/fakes/objects.h"
 #include "tests/integration/manifests.h"
-
-extern char** environ;
 
 namespace ksched::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using informers::Verb;
-
-// A child process with its output in a log file; always stopped (SIGTERM, then SIGKILL)
-// when it goes out of scope, so a failed assertion never leaves it running. The log is
-// printed if the test failed.
-class ChildProcess {
- public:
-  ChildProcess(std::vector<std::string> argv, std::string log_path) : log_path_(std::move(log_path)) {
-    std::vector<char*> args;
-    for (std::string& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-  }
-  ~ChildProcess() {
-    Stop();
-    if (::testing::Test::HasFailure()) std::fprintf(stderr, "---- %s ----\n%s\n", log_path_.c_str(), Log().c_str());
-  }
-  ChildProcess(const ChildProcess&) = delete;
-  ChildProcess& operator=(const ChildProcess&) = delete;
-
-  bool Started() const { return pid_ > 0; }
-  bool Running() {
-    if (pid_ <= 0 || exited_) return false;
-    if (::waitpid(pid_, &status_, WNOHANG) == pid_) exited_ = true;
-    return !exited_;
-  }
-  // SIGTERM, up to 10 s for a graceful exit, then SIGKILL. Returns the exit status.
-  int Stop() {
-    if (pid_ <= 0) return -1;
-    if (Running()) {
-      ::kill(pid_, SIGTERM);
-      for (int i = 0; i < 100 && Running(); ++i) std::this_thread::sleep_for(100ms);
-      if (Running()) {
-        ::kill(pid_, SIGKILL);
-        ::waitpid(pid_, &status_, 0);
-        exited_ = true;
-      }
-    }
-    return status_;
-  }
-  std::string Log() const {
-    std::ifstream in(log_path_);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-
- private:
-  std::string log_path_;
-  pid_t pid_ = -1;
-  bool exited_ = false;
-  int status_ = -1;
-};
+using client::Verb;
 
 // A client for ksched's own HTTPS endpoints (self-signed certificate).
-informers::ApiClientPtr KschedClient(int port, std::string token) {
+client::ApiClientPtr KschedClient(int port, std::string token) {
   return NewClient({.server = "https://127.0.0.1:" + std::to_string(port),
                     .insecure_skip_tls_verify = true,
                     .bearer_token = std::move(token),
@@ -173,7 +113,8 @@ TEST(MetricsIntegrationTest, ScrapeAfterKnownWorkload) {
   ChildProcess ksched({KSCHED_BINARY, "--config=" + config_path, "--kubeconfig=" + cp.ksched_kubeconfig(),
                        "--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=" + std::to_string(port),
                        "-v=2"},
-                      cp.dir() + "/metrics-ksched.log");
+                      cp.dir() + "/metrics-ksched.log",
+                      {.print_log_if = [] { return ::testing::Test::HasFailure(); }});
   ASSERT_TRUE(ksched.Started());
 
   auto anonymous = KschedClient(port, "");

@@ -218,6 +218,31 @@ TEST(FitTest, TooManyPods) {
                                                                   "Insufficient memory"}));
 }
 
+// Memory and ephemeral storage compare by their exact byte counts up to int64's range,
+// as upstream's int64 Value(): a pod asking 1E of memory does not fit a node with 10P
+// (kube-scheduler: Insufficient memory), nor 1E of storage a node with 9E minus a bit.
+TEST(FitTest, HugeMemoryAndStorageCompareExactly) {
+  auto q = [](std::string_view s) { return *api::Quantity::Parse(s); };
+  auto node = std::make_shared<api::Node>();
+  node->metadata.name = "huge";
+  node->status.allocatable = {
+      {"cpu", q("64")}, {"memory", q("10P")}, {"pods", q("110")}, {"ephemeral-storage", q("8999999999999999999")}};
+  cache::NodeInfo ni(node);
+  auto pod = [&](std::string_view mem, std::string_view eph) {
+    auto p = std::make_shared<api::Pod>();
+    p->metadata.name = "p";
+    p->metadata.namespace_ = "default";
+    p->spec.containers.push_back(fixtures::Container({{"memory", q(mem)}, {"ephemeral-storage", q(eph)}}));
+    return p;
+  };
+  auto fit = MakeFit({});
+  EXPECT_EQ(RunFilter(*fit, *pod("1E", "1"), ni), Status(Code::kUnschedulable, Insufficient("memory")));
+  EXPECT_EQ(RunFilter(*fit, *pod("10000000000000001", "1"), ni), Status(Code::kUnschedulable, Insufficient("memory")));
+  EXPECT_TRUE(RunFilter(*fit, *pod("10P", "1"), ni).IsSuccess());
+  EXPECT_EQ(RunFilter(*fit, *pod("1", "9E"), ni), Status(Code::kUnschedulable, Insufficient("ephemeral-storage")));
+  EXPECT_TRUE(RunFilter(*fit, *pod("1", "8999999999999999999"), ni).IsSuccess());
+}
+
 // Upstream TestStorageRequests.
 TEST(FitTest, StorageRequests) {
   struct Case {
