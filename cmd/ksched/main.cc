@@ -212,8 +212,10 @@ int Run(const cmd::Flags& flags) {
       return 1;
     }
   }
-  // Set once the scheduler exists; the secure server (started before it) reads it.
+  // Set once the scheduler (the elector) exists; the secure server and the metrics,
+  // started before them, read them.
   std::atomic<scheduler::Scheduler*> sched_ptr{nullptr};
+  std::atomic<leaderelection::LeaderElector*> elector_ptr{nullptr};
   // Declared before the scheduler, so the scheduler (whose queue reports into it) goes first.
   metrics::Metrics metrics({
       .cache_sizes = [&sched_ptr] {
@@ -230,6 +232,14 @@ int Run(const cmd::Flags& flags) {
         scheduler::Scheduler* s = sched_ptr.load();
         return s && s->decisions() ? s->decisions()->StuckCounts() : std::map<std::string, size_t>{};
       },
+      // Upstream's LeaderElectionConfig.Name, whatever the lease is called.
+      .leader = [&elector_ptr, leader_elect = cfg->leader_election.leader_elect]()
+          -> std::optional<std::pair<std::string, bool>> {
+        if (!leader_elect) return std::nullopt;
+        leaderelection::LeaderElector* e = elector_ptr.load();
+        return std::make_pair(std::string("kube-scheduler"), e != nullptr && e->IsLeader());
+      },
+      .process_metrics = true,
       .disabled = flags.disabled_metrics,
       .show_hidden = !flags.show_hidden_metrics_for_version.empty(),
   });
@@ -244,7 +254,6 @@ int Run(const cmd::Flags& flags) {
   std::atomic<bool> synced{false};
   std::atomic<bool> informers_started{false};
   StartupState startup;
-  std::atomic<leaderelection::LeaderElector*> elector_ptr{nullptr};
   server::TokenReviewAuthorizer authorizer({.client = review_client->get()});
   std::unique_ptr<server::Server> srv;
   if (flags.secure_port != 0) {

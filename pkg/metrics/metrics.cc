@@ -9,6 +9,14 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <dirent.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -116,6 +124,64 @@ class Handles {
   SharedMutex mu_;
   std::unordered_map<std::string, T*, StringViewHash, std::equal_to<>> cache_ GUARDED_BY(mu_);
 };
+
+prometheus::MetricFamily CounterFamily(std::string name, std::string help, double value) {
+  prometheus::MetricFamily family;
+  family.name = std::move(name);
+  family.help = std::move(help);
+  family.type = prometheus::MetricType::Counter;
+  prometheus::ClientMetric metric;
+  metric.counter.value = value;
+  family.metric.push_back(std::move(metric));
+  return family;
+}
+
+prometheus::MetricFamily OneGauge(std::string name, std::string help, double value) {
+  auto family = GaugeFamily(std::move(name), std::move(help));
+  AddGauge(family, {}, value);
+  return family;
+}
+
+// client_golang's process collector on Linux (process_collector_procfs.go): CPU, memory,
+// descriptors and start time from /proc/self.
+void AddProcessFamilies(std::vector<prometheus::MetricFamily>& out) {
+  std::ifstream stat_file("/proc/self/stat");
+  std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+  // Fields after the command (which may hold spaces) start at the last ')'.
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return;
+  std::istringstream rest(stat.substr(close + 2));
+  std::vector<std::string> f{std::istream_iterator<std::string>(rest), std::istream_iterator<std::string>()};
+  // man 5 proc: field 3 is state; utime 14, stime 15, starttime 22, vsize 23, rss 24.
+  auto field = [&](size_t n) { return n - 3 < f.size() ? std::strtod(f[n - 3].c_str(), nullptr) : 0.0; };
+  const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  const double page = static_cast<double>(::sysconf(_SC_PAGESIZE));
+  double boot_time = 0;
+  std::ifstream stat_all("/proc/stat");
+  for (std::string line; std::getline(stat_all, line);) {
+    if (line.rfind("btime ", 0) == 0) boot_time = std::strtod(line.c_str() + 6, nullptr);
+  }
+  size_t open_fds = 0;
+  if (DIR* d = ::opendir("/proc/self/fd")) {
+    while (dirent* e = ::readdir(d)) open_fds += e->d_name[0] != '.';
+    ::closedir(d);
+    if (open_fds > 0) --open_fds;  // the directory's own descriptor
+  }
+  rlimit fds{}, as{};
+  ::getrlimit(RLIMIT_NOFILE, &fds);
+  ::getrlimit(RLIMIT_AS, &as);
+  auto limit = [](rlim_t v) { return v == RLIM_INFINITY ? 1.8446744073709552e19 : static_cast<double>(v); };
+  out.push_back(CounterFamily("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
+                              (field(14) + field(15)) / ticks));
+  out.push_back(OneGauge("process_max_fds", "Maximum number of open file descriptors.", limit(fds.rlim_cur)));
+  out.push_back(OneGauge("process_open_fds", "Number of open file descriptors.", static_cast<double>(open_fds)));
+  out.push_back(OneGauge("process_resident_memory_bytes", "Resident memory size in bytes.", field(24) * page));
+  out.push_back(OneGauge("process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
+                         boot_time + field(22) / ticks));
+  out.push_back(OneGauge("process_virtual_memory_bytes", "Virtual memory size in bytes.", field(23)));
+  out.push_back(OneGauge("process_virtual_memory_max_bytes",
+                         "Maximum amount of virtual memory available in bytes.", limit(as.rlim_cur)));
+}
 
 }  // namespace
 
@@ -324,6 +390,17 @@ std::string Metrics::Serialize() const {
       families.push_back(std::move(family));
     }
   }
+  if (options_.leader) {
+    if (auto leader = options_.leader()) {
+      auto family = GaugeFamily("leader_election_master_status",
+                                "[ALPHA] Gauge of if the reporting system is master of the relevant lease, 0 "
+                                "indicates backup, 1 indicates master. 'name' is the string used to identify the "
+                                "lease. Please make sure to group by name.");
+      AddGauge(family, {{"name", leader->first}}, leader->second ? 1 : 0);
+      families.push_back(std::move(family));
+    }
+  }
+  if (options_.process_metrics) AddProcessFamilies(families);
   // Hidden (deprecated past upstream's grace) unless asked for; disabled in any case.
   std::erase_if(families, [this](const prometheus::MetricFamily& f) {
     if (!options_.show_hidden && f.name == "scheduler_pod_scheduling_duration_seconds") return true;

@@ -12,7 +12,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 #include <string_view>
 #include <utility>
@@ -46,6 +48,12 @@ struct MetricsOptions {
   std::function<UnschedulablePodCounts()> unschedulable_pods;
   // ksched_stuck_pods{profile}: profile -> stuck pending pods.
   std::function<std::map<std::string, size_t>()> stuck_pods;
+  // leader_election_master_status{name}: the lease's name and whether this replica holds
+  // it. Empty function, or nullopt (no leader election): the family is left out.
+  std::function<std::optional<std::pair<std::string, bool>>()> leader;
+  // The process collector's process_* families (client_golang's, as kube-scheduler
+  // registers it), read from /proc at scrape time.
+  bool process_metrics = false;
   // --disabled-metrics: families left out of every scrape (this wins over show_hidden).
   std::vector<std::string> disabled;
   // --show-hidden-metrics-for-version given: the deprecated families upstream hides by

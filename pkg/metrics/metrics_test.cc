@@ -139,6 +139,40 @@ TEST(MetricsTest, HiddenAndDisabledFamilies) {
   EXPECT_NE(disabled.find("scheduler_pod_scheduling_sli_duration_seconds"), std::string::npos);
 }
 
+// The process collector's families and leader_election_master_status, as kube-scheduler
+// exports them.
+TEST(MetricsTest, ProcessAndLeaderElectionFamilies) {
+  bool leading = false;
+  Metrics m(MetricsOptions{.leader = [&]() -> std::optional<std::pair<std::string, bool>> {
+                             return std::make_pair(std::string("kube-scheduler"), leading);
+                           },
+                           .process_metrics = true});
+  std::string text = m.Serialize();
+  EXPECT_THAT(Samples(text, "leader_election_master_status"),
+              ::testing::ElementsAre(R"(leader_election_master_status{name="kube-scheduler"} 0)"));
+  leading = true;
+  text = m.Serialize();
+  EXPECT_THAT(Samples(text, "leader_election_master_status"),
+              ::testing::ElementsAre(R"(leader_election_master_status{name="kube-scheduler"} 1)"));
+  for (const char* family : {"process_cpu_seconds_total", "process_max_fds", "process_open_fds",
+                             "process_resident_memory_bytes", "process_start_time_seconds",
+                             "process_virtual_memory_bytes", "process_virtual_memory_max_bytes"}) {
+    auto samples = Samples(text, family);
+    ASSERT_EQ(samples.size(), 1u) << family;
+    const double value = std::strtod(samples[0].substr(samples[0].rfind(' ') + 1).c_str(), nullptr);
+    // A test process may not have used a clock tick of CPU yet.
+    if (std::string_view(family) == "process_cpu_seconds_total") {
+      EXPECT_GE(value, 0) << samples[0];
+    } else {
+      EXPECT_GT(value, 0) << samples[0];
+    }
+  }
+  EXPECT_NE(text.find("# TYPE process_cpu_seconds_total counter"), std::string::npos);
+  // Without leader election, no such family.
+  Metrics plain;
+  EXPECT_TRUE(Samples(plain.Serialize(), "leader_election_master_status").empty());
+}
+
 TEST(MetricsTest, ScrapeTimeGaugesReadCurrentState) {
   queue::PendingPodCounts pending{.active = 1, .backoff = 2, .unschedulable = 3, .gated = 4};
   CacheSizes sizes{.nodes = 5, .pods = 7, .assumed_pods = 1};
