@@ -1,5 +1,7 @@
 #include "pkg/client/rest_config.h"
 
+#include "pkg/util/strings.h"
+
 #include <openssl/evp.h>
 #include <yaml-cpp/yaml.h>
 
@@ -154,7 +156,7 @@ StatusOr<RestConfig> ParseKubeconfigText(std::string_view yaml, const std::files
 }  // namespace
 
 StatusOr<std::string> NormalizeServerUrl(std::string_view server) {
-  const std::string quoted = "\"" + std::string(server) + "\"";
+  const std::string quoted = Quoted(server);
   auto bad = [&](std::string_view why) {
     return InvalidArgument("invalid server URL " + quoted + ": " + std::string(why));
   };
