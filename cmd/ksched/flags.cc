@@ -466,8 +466,10 @@ const std::map<std::string, std::string>& TlsCipherSuites();
 
 Status ValidateFlags(const Flags& f) {
   const auto& gates = KnownFeatureGates();
-  for (const auto& [name, value] : f.feature_gates) {
-    auto it = std::find_if(gates.begin(), gates.end(), [&](const FeatureGate& g) { return name == g.name; });
+  for (const auto& gate_value : f.feature_gates) {
+    const std::string& name = gate_value.first;
+    const bool value = gate_value.second;
+    auto it = std::find_if(gates.begin(), gates.end(), [&name](const FeatureGate& g) { return name == g.name; });
     if (it == gates.end()) return InvalidArgument("unrecognized feature gate: " + name);
     if (it->locked && value != it->default_value)
       return InvalidArgument("cannot set feature gate " + name + " to " + (value ? "true" : "false") +
