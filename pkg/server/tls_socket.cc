@@ -10,7 +10,7 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <system_error>
+#include <cstring>
 
 namespace ksched::server {
 namespace {
@@ -69,7 +69,12 @@ const BIO_METHOD* SocketBioMethod() {
 
 }  // namespace
 
-std::string ErrnoText(int err) { return std::error_code(err, std::system_category()).message(); }
+// strerror_r, not std::system_category(): clang's UBSan vptr check trips over libstdc++'s
+// error_category (built by GCC) in the sanitizer builds.
+std::string ErrnoText(int err) {
+  char buf[256];
+  return ::strerror_r(err, buf, sizeof(buf));  // the GNU variant: returns the text
+}
 
 std::string OpenSslErrors() {
   std::string out;

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -77,7 +78,10 @@ bool GlobMatch(std::string_view pattern, std::string_view name) {
 }  // namespace
 
 void SetVmodule(std::vector<std::pair<std::string, int>> patterns) {
-  g_vmodule = new std::vector<std::pair<std::string, int>>(std::move(patterns));
+  // Owned here, so a second call (tests) frees the first list rather than leaking it.
+  static std::unique_ptr<std::vector<std::pair<std::string, int>>> owner;
+  owner = std::make_unique<std::vector<std::pair<std::string, int>>>(std::move(patterns));
+  g_vmodule = owner.get();
   g_has_vmodule.store(!g_vmodule->empty(), std::memory_order_release);
 }
 
