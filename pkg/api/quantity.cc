@@ -182,15 +182,21 @@ Milli ToMilli(std::string_view num, std::string_view denom, Suffix suf) {
   exp10 += static_cast<int64_t>(low);
   int64_t n = static_cast<int64_t>(digits.size() - low);
   int64_t int_digits = n + exp10;
-  // 10^38 - 1 < kMaxMilli < 10^39: 38 digits always fit, 39 never do.
-  if (int_digits > 38) return kMaxMilli;
+  // kMaxMilli has 39 digits: more never fit, 39 may (checked as the value is built).
+  if (int_digits > 39) return kMaxMilli;
   bool fraction = exp10 < 0;
   unsigned __int128 v = 0;
+  auto times_ten_plus = [&v](unsigned d) {
+    return !__builtin_mul_overflow(v, static_cast<unsigned __int128>(10), &v) &&
+           !__builtin_add_overflow(v, static_cast<unsigned __int128>(d), &v);
+  };
   for (int64_t i = n - 1; i >= 0 && (n - 1 - i) < int_digits; --i) {
-    v = v * 10 + digits[low + static_cast<size_t>(i)];
+    if (!times_ten_plus(digits[low + static_cast<size_t>(i)])) return kMaxMilli;
   }
-  for (int64_t i = 0; i < exp10; ++i) v *= 10;
-  if (fraction) v += 1;
+  for (int64_t i = 0; i < exp10; ++i) {
+    if (!times_ten_plus(0)) return kMaxMilli;
+  }
+  if (fraction && __builtin_add_overflow(v, static_cast<unsigned __int128>(1), &v)) return kMaxMilli;
   if (v > static_cast<unsigned __int128>(kMaxMilli)) return kMaxMilli;
   return static_cast<Milli>(v);
 }

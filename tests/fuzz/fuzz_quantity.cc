@@ -7,7 +7,8 @@
 //     symmetrically);
 //   - suffixes that name the same power agree: k == e3, M == e6, m == e-3, "" == e0;
 //   - scaling is monotone: x m <= x <= x k <= x Ki for non-negative x;
-//   - Value() is MilliValue() / 1000 rounded away from zero.
+//   - Value() is the exact milli amount / 1000 rounded away from zero, saturated at
+//     int64's bounds; MilliValue() is the exact amount saturated.
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -26,22 +27,23 @@ std::string Describe(std::string_view input, const Quantity& q) {
   return "input \"" + std::string(input) + "\" milli " + std::to_string(q.MilliValue());
 }
 
+__int128 Clamp64(__int128 v) {
+  if (v > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
+  if (v < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
+  return v;
+}
+
 void CheckValue(std::string_view input, const Quantity& q) {
-  const int64_t milli = q.MilliValue();
-  const int64_t value = q.Value();
-  // |value * 1000| >= |milli| and value is the smallest such magnitude.
-  const __int128 scaled = static_cast<__int128>(value) * 1000;
-  if (milli >= 0) {
-    Check(value >= 0 && scaled >= milli && scaled - milli < 1000, "Value() rounds up", Describe(input, q));
-  } else {
-    Check(value <= 0 && scaled <= milli && milli - scaled < 1000, "Value() rounds away from zero", Describe(input, q));
-  }
-  // Back to milli-units: saturates instead of overflowing.
-  const int64_t back = Quantity::FromValue(value).MilliValue();
-  const __int128 want = scaled > std::numeric_limits<int64_t>::max()   ? std::numeric_limits<int64_t>::max()
-                        : scaled < std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::min()
-                                                                       : scaled;
-  Check(back == want, "FromValue(Value()) saturates", Describe(input, q));
+  const __int128 milli = q.ExactMilli();
+  // Value(): the exact amount over 1000, rounded away from zero, saturated at int64's
+  // bounds; MilliValue(): the exact amount saturated.
+  __int128 exact_value = milli / 1000;
+  if (milli % 1000 != 0) exact_value += milli > 0 ? 1 : -1;
+  Check(q.Value() == Clamp64(exact_value), "Value() rounds away from zero and saturates", Describe(input, q));
+  Check(q.MilliValue() == Clamp64(milli), "MilliValue() saturates", Describe(input, q));
+  // Back to milli-units: exact.
+  Check(Quantity::FromValue(q.Value()).ExactMilli() == static_cast<__int128>(q.Value()) * 1000,
+        "FromValue(Value()) is exact", Describe(input, q));
 }
 
 bool OnlyDigitsAndDot(std::string_view s) {
@@ -67,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto pos = Quantity::Parse("+" + std::string(input));
     Check(neg.ok() == q.ok() && pos.ok() == q.ok(), "a sign does not change validity", input);
     if (q.ok()) {
-      Check(neg->MilliValue() == -q->MilliValue(), "'-' negates", fuzz::Describe(input, *q));
+      Check(neg->ExactMilli() == -q->ExactMilli(), "'-' negates", fuzz::Describe(input, *q));
       Check(*pos == *q, "'+' changes nothing", fuzz::Describe(input, *q));
     }
   }
