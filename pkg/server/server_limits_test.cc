@@ -243,6 +243,11 @@ TEST_F(ServerLimitsTest, ClosedConnectionsReleaseTheirDescriptors) {
 // listener stays readable: the loop pauses accepting instead of spinning on it (the
 // cpprestsdk listener took a whole core here), and serves again once descriptors free up.
 TEST_F(ServerLimitsTest, OutOfDescriptorsDoesNotSpin) {
+#ifdef KSCHED_SANITIZED
+  // The sanitizers' runtimes need descriptors of their own (UBSan's vptr check probes
+  // memory through a pipe), so running out of them is tested in the plain build only.
+  GTEST_SKIP() << "descriptor exhaustion breaks the sanitizer runtime itself";
+#endif
   StartServer({});
   rlimit old{};
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &old), 0);
