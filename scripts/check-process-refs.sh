@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Checks that code, tests and docs speak of ksched itself, not of how it was made: no
-# references to work sessions ("session 12", "sessions 12 and 13", "this session"), to
-# the project's own tracker ("issue #17", "issue 4", "(#18)", "the issue's scenario") or
-# to numbered stops ("stop 32's CI"). Upstream references stay allowed: lines that name
-# kubernetes/kubernetes, "kubernetes #N", "upstream issue" / "upstream #N", or a
-# github.com URL of another project.
+# numbered work periods or the current one, no numbers of the project's own tracker
+# (written as the word for a tracker entry with a number, or a bare "(#N)"), no
+# numbered submission stops: `pattern` below spells each out. Upstream references stay
+# allowed: lines that name kubernetes/kubernetes, "kubernetes #N", "upstream issue" /
+# "upstream #N", or a github.com URL of another project.
 #
 #   scripts/check-process-refs.sh [DIR]   # DIR: a git work tree (default: this repo's root)
 #

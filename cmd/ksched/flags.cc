@@ -411,6 +411,33 @@ const std::map<std::string, FlagDef>& Defs() {
   return defs;
 }
 
+// IANA names of the TLS 1.2 suites upstream accepts that OpenSSL implements, to OpenSSL's
+// names. (TLS 1.3 suites are not configurable, as in Go.)
+const std::map<std::string, std::string>& TlsCipherSuites() {
+  static const auto* suites = new std::map<std::string, std::string>{
+      {"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256"},
+      {"TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384"},
+      {"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305", "ECDHE-ECDSA-CHACHA20-POLY1305"},
+      {"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305"},
+      {"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256"},
+      {"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA-AES256-GCM-SHA384"},
+      {"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305", "ECDHE-RSA-CHACHA20-POLY1305"},
+      {"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-RSA-CHACHA20-POLY1305"},
+      {"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "ECDHE-ECDSA-AES128-SHA"},
+      {"TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "ECDHE-ECDSA-AES256-SHA"},
+      {"TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "ECDHE-RSA-AES128-SHA"},
+      {"TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "ECDHE-RSA-AES256-SHA"},
+      {"TLS_RSA_WITH_AES_128_GCM_SHA256", "AES128-GCM-SHA256"},
+      {"TLS_RSA_WITH_AES_256_GCM_SHA384", "AES256-GCM-SHA384"},
+      {"TLS_RSA_WITH_AES_128_CBC_SHA", "AES128-SHA"},
+      {"TLS_RSA_WITH_AES_256_CBC_SHA", "AES256-SHA"},
+      {"TLS_AES_128_GCM_SHA256", ""},
+      {"TLS_AES_256_GCM_SHA384", ""},
+      {"TLS_CHACHA20_POLY1305_SHA256", ""},
+  };
+  return *suites;
+}
+
 bool IsBoolFlag(const FlagDef& def) { return def.type[0] == '\0'; }
 
 }  // namespace
@@ -462,8 +489,6 @@ bool ParseFlags(int argc, char** argv, Flags* flags, std::string* err) {
   return true;
 }
 
-const std::map<std::string, std::string>& TlsCipherSuites();
-
 Status ValidateFlags(const Flags& f) {
   const auto& gates = KnownFeatureGates();
   for (const auto& gate_value : f.feature_gates) {
@@ -496,33 +521,6 @@ Status ValidateFlags(const Flags& f) {
       return InvalidArgument("--tls-cipher-suites: cipher suite " + suite + " not supported or doesn't exist");
   }
   return Status::OK();
-}
-
-// IANA names of the TLS 1.2 suites upstream accepts that OpenSSL implements, to OpenSSL's
-// names. (TLS 1.3 suites are not configurable, as in Go.)
-const std::map<std::string, std::string>& TlsCipherSuites() {
-  static const auto* suites = new std::map<std::string, std::string>{
-      {"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256"},
-      {"TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384"},
-      {"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305", "ECDHE-ECDSA-CHACHA20-POLY1305"},
-      {"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305"},
-      {"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256"},
-      {"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA-AES256-GCM-SHA384"},
-      {"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305", "ECDHE-RSA-CHACHA20-POLY1305"},
-      {"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-RSA-CHACHA20-POLY1305"},
-      {"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "ECDHE-ECDSA-AES128-SHA"},
-      {"TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "ECDHE-ECDSA-AES256-SHA"},
-      {"TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "ECDHE-RSA-AES128-SHA"},
-      {"TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "ECDHE-RSA-AES256-SHA"},
-      {"TLS_RSA_WITH_AES_128_GCM_SHA256", "AES128-GCM-SHA256"},
-      {"TLS_RSA_WITH_AES_256_GCM_SHA384", "AES256-GCM-SHA384"},
-      {"TLS_RSA_WITH_AES_128_CBC_SHA", "AES128-SHA"},
-      {"TLS_RSA_WITH_AES_256_CBC_SHA", "AES256-SHA"},
-      {"TLS_AES_128_GCM_SHA256", ""},
-      {"TLS_AES_256_GCM_SHA384", ""},
-      {"TLS_CHACHA20_POLY1305_SHA256", ""},
-  };
-  return *suites;
 }
 
 std::string OpenSslCipherList(const std::vector<std::string>& iana) {

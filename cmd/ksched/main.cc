@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "cmd/ksched/explain.h"
 #include "cmd/ksched/flags.h"
@@ -254,6 +255,25 @@ int Run(const cmd::Flags& flags) {
   std::atomic<bool> synced{false};
   std::atomic<bool> informers_started{false};
   StartupState startup;
+  // What start-up still waits for, first reason first: the API server (before the
+  // informers start), then discovery or an informer that has not synced. Empty once
+  // synced. /readyz shows the first; the sync loop logs them all.
+  auto waiting_for = [&informers_started, &startup, &nodes, &pods, &listers] {
+    std::vector<Status> why;
+    if (!informers_started) {
+      if (Status s = startup.Get(); !s.ok()) why.push_back(std::move(s));
+      return why;
+    }
+    for (Status s : {listers.SyncStatus(), informers::SyncStatusOf(nodes), informers::SyncStatusOf(pods)}) {
+      if (!s.ok()) why.push_back(std::move(s));
+    }
+    return why;
+  };
+  // The leader-election watchdog (OK without leader election, and before the elector exists).
+  auto elector_check = [&elector_ptr] {
+    leaderelection::LeaderElector* e = elector_ptr.load();
+    return e ? e->Check() : Status::OK();
+  };
   server::TokenReviewAuthorizer authorizer({.client = review_client->get()});
   std::unique_ptr<server::Server> srv;
   if (flags.secure_port != 0) {
@@ -273,23 +293,15 @@ int Run(const cmd::Flags& flags) {
         // caches sync after winning). /healthz and /livez fail only for a leader that
         // failed to renew and is still running.
         .ready =
-            [&synced, &elector_ptr, &startup, &informers_started, &nodes, &pods, &listers] {
+            [&synced, &waiting_for, &elector_check] {
               if (!synced) {
-                // What start-up waits for: the API server, discovery, or an informer.
-                Status why = informers_started ? listers.SyncStatus() : startup.Get();
-                if (informers_started && why.ok()) why = informers::SyncStatusOf(nodes);
-                if (informers_started && why.ok()) why = informers::SyncStatusOf(pods);
+                std::vector<Status> why = waiting_for();
                 return Unavailable("handlers are not fully synchronized" +
-                                   (why.ok() ? std::string() : ": " + why.message()));
+                                   (why.empty() ? std::string() : ": " + why.front().message()));
               }
-              leaderelection::LeaderElector* e = elector_ptr.load();
-              return e ? e->Check() : Status::OK();
+              return elector_check();
             },
-        .healthy =
-            [&elector_ptr] {
-              leaderelection::LeaderElector* e = elector_ptr.load();
-              return e ? e->Check() : Status::OK();
-            },
+        .healthy = elector_check,
         .metrics = [&metrics] { return metrics.Serialize(); },
         .configz = [configz = config::EncodeConfigz(*cfg)] { return configz; },
         // Why pods are pending and why they went where they went (ksched explain).
@@ -387,9 +399,7 @@ int Run(const cmd::Flags& flags) {
     listers.Start();           // discovery first: asked until the server answers
     KLOG(INFO) << "Waiting for caches to sync";
     while (!(nodes.WaitForSync(kSyncReport) && pods.WaitForSync(kSyncReport) && listers.WaitForSync(kSyncReport))) {
-      for (const Status& why : {informers::SyncStatusOf(nodes), informers::SyncStatusOf(pods), listers.SyncStatus()}) {
-        if (!why.ok()) KLOG(WARNING) << "caches not synced yet: " << why.message();
-      }
+      for (const Status& why : waiting_for()) KLOG(WARNING) << "caches not synced yet: " << why.message();
     }
     synced = true;
   };

@@ -156,11 +156,15 @@ void AddProcessFamilies(std::vector<prometheus::MetricFamily>& out) {
   auto field = [&](size_t n) { return n - 3 < f.size() ? std::strtod(f[n - 3].c_str(), nullptr) : 0.0; };
   const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
   const double page = static_cast<double>(::sysconf(_SC_PAGESIZE));
-  double boot_time = 0;
-  std::ifstream stat_all("/proc/stat");
-  for (std::string line; std::getline(stat_all, line);) {
-    if (line.rfind("btime ", 0) == 0) boot_time = std::strtod(line.c_str() + 6, nullptr);
-  }
+  // Constant for the process: /proc/stat's boot time is read on the first scrape only.
+  static const double start_time = [&] {
+    double boot_time = 0;
+    std::ifstream stat_all("/proc/stat");
+    for (std::string line; std::getline(stat_all, line);) {
+      if (line.rfind("btime ", 0) == 0) boot_time = std::strtod(line.c_str() + 6, nullptr);
+    }
+    return boot_time + field(22) / ticks;
+  }();
   size_t open_fds = 0;
   if (DIR* d = ::opendir("/proc/self/fd")) {
     while (dirent* e = ::readdir(d)) open_fds += e->d_name[0] != '.';
@@ -177,7 +181,7 @@ void AddProcessFamilies(std::vector<prometheus::MetricFamily>& out) {
   out.push_back(OneGauge("process_open_fds", "Number of open file descriptors.", static_cast<double>(open_fds)));
   out.push_back(OneGauge("process_resident_memory_bytes", "Resident memory size in bytes.", field(24) * page));
   out.push_back(OneGauge("process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
-                         boot_time + field(22) / ticks));
+                         start_time));
   out.push_back(OneGauge("process_virtual_memory_bytes", "Virtual memory size in bytes.", field(23)));
   out.push_back(OneGauge("process_virtual_memory_max_bytes",
                          "Maximum amount of virtual memory available in bytes.", limit(as.rlim_cur)));
