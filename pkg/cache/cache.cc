@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <list>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -59,6 +60,7 @@ class CacheImpl final : public Cache {
   Status SetNodeLocked(api::NodePtr node) REQUIRES(mu_);
   void AddNodeImageStatesLocked(const api::Node& node, NodeInfo& info) REQUIRES(mu_);
   void RemoveNodeImageStatesLocked(const api::Node& node) REQUIRES(mu_);
+  void RefreshImageCountsLocked(NodeInfo& info) const REQUIRES(mu_);
   void RebuildSnapshotListsLocked(Snapshot& snapshot) const REQUIRES(mu_);
   void RebuildSnapshotFullyLocked(Snapshot& snapshot) const REQUIRES(mu_);
   Status CorruptedLocked(const std::string& message) const REQUIRES(mu_);
@@ -295,8 +297,8 @@ Status CacheImpl::RemoveNode(const api::Node& node) {
   return Status::OK();
 }
 
-// Each NodeInfo gets the image summaries as of this moment; like upstream, a summary's
-// num_nodes is not refreshed when other nodes later pull the same image.
+// Each NodeInfo gets the image summaries as of this moment; their num_nodes are brought
+// up to date whenever the NodeInfo is copied into a snapshot (RefreshImageCountsLocked).
 void CacheImpl::AddNodeImageStatesLocked(const api::Node& node, NodeInfo& info) {
   ImageStates summaries;
   for (const auto& image : node.status.images) {
@@ -308,6 +310,25 @@ void CacheImpl::AddNodeImageStatesLocked(const api::Node& node, NodeInfo& info) 
     }
   }
   info.SetImageStates(std::move(summaries));
+}
+
+// As today's upstream (NodeInfo.Snapshot() counts the nodes of the cache's shared image
+// state when it clones a changed NodeInfo): the number of nodes having each image is
+// the count at the time of the copy, not at the time the node was added, so it does not
+// depend on the order in which the informer delivered the nodes. (kube-scheduler 1.20
+// kept the count as of the node's add.)
+void CacheImpl::RefreshImageCountsLocked(NodeInfo& info) const {
+  const ImageStates& current = info.image_states();
+  if (current.empty()) return;
+  std::optional<ImageStates> refreshed;
+  for (const auto& [name, summary] : current) {
+    auto it = image_states_.find(name);
+    const int32_t count = it == image_states_.end() ? 0 : static_cast<int32_t>(it->second.nodes.size());
+    if (count == summary.num_nodes) continue;
+    if (!refreshed) refreshed = current;
+    (*refreshed)[name].num_nodes = count;
+  }
+  if (refreshed) info.SetImageStates(std::move(*refreshed));
 }
 
 void CacheImpl::RemoveNodeImageStatesLocked(const api::Node& node) {
@@ -328,9 +349,10 @@ Status CacheImpl::UpdateSnapshot(Snapshot& snapshot) {
   const int64_t since = snapshot.generation_;
   bool rebuild_lists = snapshot.tree_version_ != tree_version_;
 
-  for (const NodeInfo& info : recent_) {
+  for (NodeInfo& info : recent_) {
     if (info.generation() <= since) break;  // the rest is older than the snapshot
     if (info.node() == nullptr) continue;   // ghosts and not-yet-seen nodes stay out
+    RefreshImageCountsLocked(info);
     auto [it, inserted] = snapshot.by_name_.try_emplace(info.name());
     if (inserted || rebuild_lists) {
       rebuild_lists = true;

@@ -324,9 +324,9 @@ TEST(CacheTest, ImageStates) {
   EXPECT_EQ(b_states.at("registry/app:v1").num_nodes, 2);
   EXPECT_EQ(b_states.at("registry/app@sha256:abc").size, 100 * kMi);
   EXPECT_EQ(b_states.at("registry/db:v2").num_nodes, 1);
-  // Like upstream, a node's summaries are taken when it is set; "a" saw only itself...
+  // The cache's own summaries are taken when a node is set; "a" saw only itself...
   EXPECT_EQ(dump.nodes.at("a").image_states().at("registry/app:v1").num_nodes, 1);
-  // ...until its next update.
+  // ...until its next update (snapshots count afresh: ImageCountsInSnapshots).
   ASSERT_TRUE(cache->UpdateNode(*a, a).ok());
   EXPECT_EQ(cache->Dump().nodes.at("a").image_states().at("registry/app:v1").num_nodes, 2);
 
@@ -342,6 +342,34 @@ TEST(CacheTest, ImageStates) {
   ASSERT_TRUE(cache->UpdateNode(*a, with_images("c", {shared})).ok());
   EXPECT_EQ(cache->Dump().nodes.at("c").image_states().at("registry/app:v1").num_nodes, 1);
   EXPECT_TRUE(cache->Dump().nodes.at("a").image_states().empty());
+}
+
+// As today's upstream: a NodeInfo copied into a snapshot counts the nodes that have each
+// image at the time of the copy, so the counts do not depend on the order in which the
+// nodes were added; a node not copied again keeps its last count.
+TEST(CacheTest, ImageCountsInSnapshots) {
+  auto with_images = [](const std::string& name, std::vector<api::ContainerImage> images) {
+    return MakeNode(name, "4", "8Gi", [&](api::Node& n) { n.status.images = images; });
+  };
+  const api::ContainerImage app{{"registry/app:v1"}, 100 * kMi};
+  for (bool a_first : {true, false}) {
+    SCOPED_TRACE(a_first ? "a added first" : "b added first");
+    auto cache = NewCache();
+    std::vector<std::string> order = a_first ? std::vector<std::string>{"a", "b"} : std::vector<std::string>{"b", "a"};
+    for (const std::string& n : order) ASSERT_TRUE(cache->AddNode(with_images(n, {app})).ok());
+    Snapshot snapshot;
+    ASSERT_TRUE(cache->UpdateSnapshot(snapshot).ok());
+    EXPECT_EQ(snapshot.Get("a")->image_states().at("registry/app:v1").num_nodes, 2);
+    EXPECT_EQ(snapshot.Get("b")->image_states().at("registry/app:v1").num_nodes, 2);
+
+    ASSERT_TRUE(cache->AddNode(with_images("c", {app})).ok());
+    ASSERT_TRUE(cache->UpdateSnapshot(snapshot).ok());
+    EXPECT_EQ(snapshot.Get("c")->image_states().at("registry/app:v1").num_nodes, 3);
+    EXPECT_EQ(snapshot.Get("a")->image_states().at("registry/app:v1").num_nodes, 2);  // not copied again
+    ASSERT_TRUE(cache->AddPod(MakePod("p", "a")).ok());
+    ASSERT_TRUE(cache->UpdateSnapshot(snapshot).ok());
+    EXPECT_EQ(snapshot.Get("a")->image_states().at("registry/app:v1").num_nodes, 3);
+  }
 }
 
 TEST(CacheTest, DumpAndCounters) {
