@@ -4,7 +4,6 @@
 // strategies: random clusters, scored both ways through the real framework.
 #include <gtest/gtest.h>
 
-#include <random>
 #include <string>
 #include <vector>
 
@@ -14,12 +13,11 @@
 #include "pkg/framework/runtime/metrics_recorder.h"
 #include "tests/fakes/builders.h"
 #include "tests/fakes/fake_cluster_lister.h"
+#include "tests/fakes/random_cluster.h"
 
 namespace ksched::framework {
 namespace {
 
-using testing::NodeBuilder;
-using testing::PodBuilder;
 
 // Counts plugin observations, which only the per-node path makes.
 class CountingRecorder final : public runtime::MetricsRecorder {
@@ -54,80 +52,17 @@ config::KubeSchedulerProfile WithFitStrategy(std::string_view strategy) {
   return profile;
 }
 
-struct Cluster {
-  std::vector<api::NodePtr> nodes;
-  std::vector<api::PodPtr> pods;  // bound
-};
-
-Cluster RandomCluster(std::mt19937& rng, int num_nodes) {
-  Cluster c;
-  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  for (int i = 0; i < num_nodes; ++i) {
-    std::string name = "node-" + std::to_string(i);
-    NodeBuilder b(name);
-    b.Hostname().Label("topology.kubernetes.io/zone", "zone-" + std::to_string(pick(3)));
-    std::vector<std::pair<std::string, std::string>> capacity = {
-        {"cpu", std::to_string(2 + pick(6))}, {"memory", std::to_string(4 + pick(12)) + "Gi"}, {"pods", "110"}};
-    if (pick(3) == 0) capacity.emplace_back("example.com/gpu", std::to_string(1 + pick(4)));
-    b.Capacity(capacity);
-    if (pick(4) == 0) b.Taint("dedicated", "batch", api::TaintEffect::kPreferNoSchedule);
-    if (pick(6) == 0) b.Taint("flaky", "", api::TaintEffect::kPreferNoSchedule);
-    api::Node node = *b.Obj();
-    if (pick(2) == 0) node.status.images.push_back({{"registry.local/app:v1"}, 300 * 1024 * 1024});
-    if (pick(3) == 0) node.status.images.push_back({{"registry.local/sidecar:latest"}, 40 * 1024 * 1024});
-    c.nodes.push_back(std::make_shared<const api::Node>(std::move(node)));
-    for (int k = pick(4); k > 0; --k) {
-      PodBuilder p("bound-" + std::to_string(i) + "-" + std::to_string(k));
-      p.Node(name).UID(name + "/" + std::to_string(k));
-      if (pick(3) != 0) p.Req({{"cpu", std::to_string(100 * (1 + pick(10))) + "m"}, {"memory", std::to_string(1 + pick(3)) + "Gi"}});
-      c.pods.push_back(p.Obj());
-    }
-  }
-  return c;
-}
-
-api::PodPtr RandomPod(std::mt19937& rng, int i) {
-  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  PodBuilder b("pod-" + std::to_string(i));
-  b.UID("uid-" + std::to_string(i));
-  switch (pick(4)) {
-    case 0:
-      break;  // best effort
-    case 1:
-      b.Req({{"cpu", std::to_string(100 * (1 + pick(20))) + "m"}});
-      break;
-    case 2:
-      b.Req({{"cpu", "500m"}, {"memory", std::to_string(1 + pick(4)) + "Gi"}, {"example.com/gpu", "1"}});
-      break;
-    default:
-      b.Req({{"cpu", std::to_string(100 * (1 + pick(20))) + "m"}, {"memory", std::to_string(100 + pick(900)) + "Mi"}});
-  }
-  if (pick(3) == 0) {
-    api::Toleration t;
-    t.key = "dedicated";
-    t.op_exists = true;
-    b.Toleration(t);
-  }
-  if (pick(3) == 0) b.NodeAffinityIn("topology.kubernetes.io/zone", {"zone-" + std::to_string(pick(3))});
-  api::Pod pod = *b.Obj();
-  if (pod.spec.containers.empty()) pod.spec.containers.emplace_back();
-  pod.spec.containers[0].image = pick(2) == 0 ? "registry.local/app:v1" : "registry.local/other";
-  if (pick(2) == 0) {
-    api::Container sidecar;
-    sidecar.name = "sidecar";
-    sidecar.image = "registry.local/sidecar";  // untagged: matched as :latest
-    pod.spec.containers.push_back(sidecar);
-  }
-  return std::make_shared<const api::Pod>(std::move(pod));
-}
-
 class ScoreNodesTest : public ::testing::TestWithParam<std::string_view> {};
 
 TEST_P(ScoreNodesTest, ChunksScoreEveryNodeAsScoreDoes) {
   for (unsigned seed = 1; seed <= 12; ++seed) {
-    std::mt19937 rng(seed);
-    Cluster cluster = RandomCluster(rng, 40 + static_cast<int>(seed) * 7);
-    cache::Snapshot snapshot = cache::Snapshot::FromObjects(cluster.nodes, cluster.pods);
+    testing::RandomCluster r(seed);
+    std::vector<api::NodePtr> node_objects = r.Nodes(40 + static_cast<int>(seed) * 7);
+    std::vector<api::PodPtr> bound;
+    for (const api::NodePtr& n : node_objects) {
+      for (api::PodPtr& p : r.BoundPods(*n, {.prefix = "bound-"})) bound.push_back(std::move(p));
+    }
+    cache::Snapshot snapshot = cache::Snapshot::FromObjects(node_objects, bound);
     CountingRecorder recorder;
     testing::FakeClusterLister lister;
     auto fw = runtime::NewFramework(InTreeRegistry(), WithFitStrategy(GetParam()),
@@ -136,7 +71,7 @@ TEST_P(ScoreNodesTest, ChunksScoreEveryNodeAsScoreDoes) {
     ASSERT_TRUE(fw.ok()) << fw.status().ToString();
     std::vector<cache::NodeInfoPtr> nodes(snapshot.List().begin(), snapshot.List().end());
     for (int i = 0; i < 15; ++i) {
-      api::PodPtr pod = RandomPod(rng, i);
+      api::PodPtr pod = r.Pod(i);
       CycleState state;
       ASSERT_TRUE((*fw)->RunPreFilterPlugins(state, *pod).second.IsSuccess());
       ASSERT_TRUE((*fw)->RunPreScorePlugins(state, *pod, nodes).IsSuccess());

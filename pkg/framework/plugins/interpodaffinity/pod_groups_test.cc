@@ -5,108 +5,51 @@
 #include <gtest/gtest.h>
 
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "pkg/framework/plugins/interpodaffinity/common.h"
 #include "pkg/framework/plugins/interpodaffinity/test_util.h"
+#include "tests/fakes/random_cluster.h"
 
 namespace ksched::framework::plugins::interpodaffinity {
 namespace {
 
 using namespace testutil;  // NOLINT: the fixtures' shorthands
 
-const std::vector<std::string> kKeys = {"kubernetes.io/hostname", "topology.kubernetes.io/zone", "region"};
+const std::vector<std::string> kKeys = {testing::kRandomHostname, testing::kRandomZone, testing::kRandomRegion};
 
-class RandomCluster {
- public:
-  explicit RandomCluster(uint32_t seed) : rng_(seed) {
-    for (int i = 0; i < 8; ++i) affinities_.push_back(RandomAffinity());
-  }
+// Pods in namespaces ns0 (team=a), ns1 (team=b) and ns2 (unknown) with random labels and,
+// usually, one of a few affinities shared between pods.
+const testing::RandomCluster::PodOptions kPods{.prefix = "p",
+                                               .namespaces = {"ns0", "ns1", "ns2"},
+                                               .requests = false,
+                                               .tolerations = false,
+                                               .node_affinity = false,
+                                               .images = false,
+                                               .labels = true,
+                                               .pod_affinity = true};
 
-  int Pick(int n) { return static_cast<int>(rng_() % static_cast<uint32_t>(n)); }
+// 12 nodes with sparse topology labels and 60 pods on them.
+std::unique_ptr<testutil::Env> MakeEnv(testing::RandomCluster& r, const config::InterPodAffinityArgs& args) {
+  std::vector<api::NodePtr> nodes = r.Nodes(12, {.prefix = "node",
+                                                 .resources = false,
+                                                 .taints = false,
+                                                 .images = false,
+                                                 .sparse_topology = true});
+  std::vector<api::PodPtr> pods;
+  for (int i = 0; i < 60; ++i) pods.push_back(r.Pod(i, kPods, "node" + std::to_string(r.Pick(12))));
+  auto env = std::make_unique<testutil::Env>(nodes, pods, args);
+  env->lister.namespaces["ns0"] = {{"team", "a"}};
+  env->lister.namespaces["ns1"] = {{"team", "b"}};
+  return env;
+}
 
-  // 12 nodes and 60 pods, in namespaces ns0 (team=a), ns1 (team=b) and ns2 (unknown).
-  std::unique_ptr<testutil::Env> MakeEnv(const config::InterPodAffinityArgs& args) {
-    std::vector<api::NodePtr> nodes = Nodes(12);
-    std::vector<api::PodPtr> pods;
-    for (int i = 0; i < 60; ++i) pods.push_back(Pod("p" + std::to_string(i), "node" + std::to_string(Pick(12))));
-    auto env = std::make_unique<testutil::Env>(nodes, pods, args);
-    env->lister.namespaces["ns0"] = {{"team", "a"}};
-    env->lister.namespaces["ns1"] = {{"team", "b"}};
-    return env;
-  }
-
-  std::vector<api::NodePtr> Nodes(int n) {
-    std::vector<api::NodePtr> nodes;
-    for (int i = 0; i < n; ++i) {
-      api::StringMap labels;
-      if (Pick(8) != 0) labels.Set(kKeys[0], Pick(6) == 0 ? "shared" : "node" + std::to_string(i));
-      if (Pick(5) != 0) labels.Set(kKeys[1], "z" + std::to_string(Pick(3)));
-      if (Pick(2) != 0) labels.Set(kKeys[2], "r" + std::to_string(Pick(2)));
-      nodes.push_back(NodeWith("node" + std::to_string(i), std::move(labels)));
-    }
-    return nodes;
-  }
-
-  // A pod in one of three namespaces with random labels and, usually, one of a few
-  // affinities shared between pods as the decoder shares a workload's.
-  api::PodPtr Pod(const std::string& name, const std::string& node) {
-    api::Pod p;
-    p.metadata.name = name;
-    p.metadata.uid = "uid-" + name;
-    p.metadata.namespace_ = "ns" + std::to_string(Pick(3));
-    p.spec.node_name = node;
-    if (Pick(5) != 0) p.metadata.labels.Set("app", "a" + std::to_string(Pick(3)));
-    if (Pick(3) == 0) p.metadata.labels.Set("tier", "t" + std::to_string(Pick(2)));
-    if (const int a = Pick(10); a < 8) p.spec.affinity = affinities_[static_cast<size_t>(a)];
-    else if (a == 8) p.spec.affinity = RandomAffinity();
-    return std::make_shared<const api::Pod>(std::move(p));
-  }
-
- private:
-  api::PodAffinityTerm RandomTerm() {
-    std::vector<Req> reqs;
-    switch (Pick(5)) {
-      case 0: reqs.push_back(In("app", {"a0"})); break;
-      case 1: reqs.push_back(In("app", {"a0", "a1"})); break;
-      case 2: reqs.push_back(Exists("app")); break;
-      case 3: reqs.push_back(NotIn("tier", {"t0"})); break;
-      default: break;  // an empty selector: every pod
-    }
-    std::vector<std::string> namespaces;
-    if (Pick(3) == 0) namespaces = {"ns" + std::to_string(Pick(3))};
-    api::PodAffinityTerm t = Term(std::move(reqs), kKeys[static_cast<size_t>(Pick(3))], std::move(namespaces));
-    if (const int s = Pick(6); s == 0) t = WithNsSelector(std::move(t), {In("team", {"a"})});
-    else if (s == 1) t = WithNsSelector(std::move(t), {});
-    if (Pick(8) == 0) t.match_label_keys = {"tier"};
-    return t;
-  }
-  Terms RandomTerms() {
-    Terms terms;
-    for (int n = Pick(3) == 0 ? 1 + Pick(2) : 0; n > 0; --n) terms.push_back(RandomTerm());
-    return terms;
-  }
-  Weighted RandomWeighted() {
-    Weighted terms;
-    for (int n = Pick(3) == 0 ? 1 + Pick(2) : 0; n > 0; --n) terms.push_back({1 + Pick(100), RandomTerm()});
-    return terms;
-  }
-  api::Affinity RandomAffinity() {
-    api::Affinity a;
-    api::PodAffinity& pa = a.pod_affinity.emplace();
-    pa.required = RandomTerms();
-    pa.preferred = RandomWeighted();
-    api::PodAffinity& anti = a.pod_anti_affinity.emplace();
-    anti.required = RandomTerms();
-    anti.preferred = RandomWeighted();
-    return a;
-  }
-
-  std::mt19937 rng_;
-  std::vector<api::SharedOptional<api::Affinity>> affinities_;
-};
+api::PodPtr Incoming(testing::RandomCluster& r, int i) {
+  testing::RandomCluster::PodOptions o = kPods;
+  o.prefix = "incoming";
+  return r.Pod(i, o);
+}
 
 const api::PodAffinityTerms* TermsOf(const cache::PodEntry& e, std::shared_ptr<const api::PodAffinityTerms>& holder) {
   if (e.affinity_terms != nullptr) return e.affinity_terms.get();
@@ -177,11 +120,11 @@ int64_t WalkedScore(const cache::Snapshot& snapshot, const api::Pod& pod, const 
 TEST(InterPodAffinityPodGroups, PreFilterCountsWhatTheWalkCounts) {
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    RandomCluster r(seed);
-    std::unique_ptr<Env> env_holder = r.MakeEnv({});
+    testing::RandomCluster r(seed);
+    std::unique_ptr<Env> env_holder = MakeEnv(r, {});
     Env& env = *env_holder;
     for (int i = 0; i < 20; ++i) {
-      api::PodPtr pod = r.Pod("incoming" + std::to_string(i), "");
+      api::PodPtr pod = Incoming(r, i);
       CycleState state;
       PreFilterResult result;
       Status s = env.plugin.PreFilter(state, *pod, result);
@@ -215,14 +158,14 @@ TEST(InterPodAffinityPodGroups, PreFilterCountsWhatTheWalkCounts) {
 TEST(InterPodAffinityPodGroups, PreScoreScoresWhatTheWalkScores) {
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    RandomCluster r(seed);
+    testing::RandomCluster r(seed);
     config::InterPodAffinityArgs args;
     args.hard_pod_affinity_weight = r.Pick(3) * 3;  // 0, 3 or 6
-    std::unique_ptr<Env> env_holder = r.MakeEnv(args);
+    std::unique_ptr<Env> env_holder = MakeEnv(r, args);
     Env& env = *env_holder;
     const cache::Snapshot& snapshot = env.handle.Snapshot();
     for (int i = 0; i < 20; ++i) {
-      api::PodPtr pod = r.Pod("incoming" + std::to_string(i), "");
+      api::PodPtr pod = Incoming(r, i);
       CycleState state;
       Status s = env.plugin.PreScore(state, *pod, snapshot.List());
       ASSERT_TRUE(s.IsSuccess() || s.IsSkip()) << s.ToString();
