@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "cmd/ksched/explain_render.h"
+#include "cmd/ksched/subcommand_flags.h"
 #include "config/duration.h"
 #include "pkg/client/rest_config.h"
 
@@ -21,23 +22,8 @@ constexpr char kUsageHint[] = "Run 'ksched explain --help' for usage.";
 // How much of an unexpected error body is quoted.
 constexpr size_t kQuotedBodyBytes = 200;
 
-struct FlagDef {
-  const char* value;  // the value's name in the usage; nullptr for a boolean
-  const char* help;
-  // Stores the value; returns an error message or "".
-  std::function<std::string(ExplainOptions&, const std::string&)> set;
-};
-
-std::function<std::string(ExplainOptions&, const std::string&)> SetString(std::string ExplainOptions::*field) {
-  return [field](ExplainOptions& o, const std::string& v) {
-    if (v.empty()) return std::string("must not be empty");
-    o.*field = v;
-    return std::string();
-  };
-}
-
-const std::map<std::string, FlagDef>& Defs() {
-  static const std::map<std::string, FlagDef> defs = {
+const SubcommandFlags<ExplainOptions>& Flags() {
+  static const SubcommandFlags<ExplainOptions> flags{.defs = {
       {"server", {"string", "ksched's secure port (default https://127.0.0.1:10259).",
                   [](ExplainOptions& o, const std::string& v) {
                     if (v.rfind("https://", 0) != 0 && v.rfind("http://", 0) != 0)
@@ -46,14 +32,14 @@ const std::map<std::string, FlagDef>& Defs() {
                     while (o.server.back() == '/') o.server.pop_back();
                     return std::string();
                   }}},
-      {"token", {"string", "Bearer token to send.", SetString(&ExplainOptions::token)}},
-      {"token-file", {"string", "File holding the bearer token to send.", SetString(&ExplainOptions::token_file)}},
+      {"token", {"string", "Bearer token to send.", SetString<ExplainOptions>(&ExplainOptions::token)}},
+      {"token-file", {"string", "File holding the bearer token to send.", SetString<ExplainOptions>(&ExplainOptions::token_file)}},
       {"kubeconfig", {"string", "Send the token (or tokenFile) of this kubeconfig's current user; its server and "
                                 "CA are the API server's and are not used.",
-                      SetString(&ExplainOptions::kubeconfig)}},
+                      SetString<ExplainOptions>(&ExplainOptions::kubeconfig)}},
       {"certificate-authority", {"string", "PEM file with the CA of ksched's serving certificate (default: the "
                                            "system trust store).",
-                                 SetString(&ExplainOptions::certificate_authority)}},
+                                 SetString<ExplainOptions>(&ExplainOptions::certificate_authority)}},
       {"insecure-skip-tls-verify", {nullptr, "Do not verify ksched's serving certificate (insecure).",
                                     [](ExplainOptions& o, const std::string& v) {
                                       if (v != "true" && v != "false" && !v.empty())
@@ -80,16 +66,10 @@ const std::map<std::string, FlagDef>& Defs() {
                   o.help = v != "false";
                   return std::string();
                 }}},
-  };
-  return defs;
+  }, .shorthands = {{'o', "output"}, {'h', "help"}}};
+  return flags;
 }
 
-// How a flag is spelled in messages and the usage: "-o, --output" for those with a shorthand.
-std::string Spelling(const std::string& name) {
-  if (name == "output") return "-o, --output";
-  if (name == "help") return "-h, --help";
-  return "--" + name;
-}
 
 // NAMESPACE/NAME, or NAME in namespace "default" (as kubectl without -n).
 Status SetPod(const std::string& arg, ExplainOptions& o) {
@@ -205,42 +185,12 @@ int RequestError(FILE* err, const std::string& message) {
 StatusOr<ExplainOptions> ParseExplainFlags(int argc, char** argv) {
   ExplainOptions o;
   bool have_pod = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-h") a = "--help";
-    // -o json, -o=json, -ojson
-    if (a.rfind("-o", 0) == 0) {
-      std::string flag = "--output";
-      if (a.size() > 2) {
-        if (a[2] != '=') flag += '=';
-        flag.append(a, 2);
-      }
-      a = std::move(flag);
-    }
-    if (a.rfind("--", 0) != 0) {
-      if (a.size() > 1 && a[0] == '-') return InvalidArgument("unknown shorthand flag: \"" + a + "\"");
-      if (have_pod)
-        return InvalidArgument("unexpected argument \"" + a + "\": explain takes at most one NAMESPACE/NAME");
-      if (Status s = SetPod(a, o); !s.ok()) return s;
-      have_pod = true;
-      continue;
-    }
-    std::string name = a.substr(2), value;
-    bool has_value = false;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      has_value = true;
-    }
-    auto it = Defs().find(name);
-    if (it == Defs().end()) return InvalidArgument("unknown flag: --" + name);
-    if (!has_value && it->second.value != nullptr) {
-      if (i + 1 >= argc) return InvalidArgument("flag needs an argument: " + Spelling(name));
-      value = argv[++i];
-    }
-    if (std::string e = it->second.set(o, value); !e.empty())
-      return InvalidArgument("invalid argument \"" + value + "\" for \"" + Spelling(name) + "\" flag: " + e);
-  }
+  Status parsed = Flags().Parse(argc, argv, o, [&](const std::string& a) {
+    if (have_pod) return InvalidArgument("unexpected argument \"" + a + "\": explain takes at most one NAMESPACE/NAME");
+    have_pod = true;
+    return SetPod(a, o);
+  });
+  if (!parsed.ok()) return parsed;
   // As kubectl: a CA and no verification contradict each other.
   if (o.insecure_skip_tls_verify && !o.certificate_authority.empty())
     return InvalidArgument("--certificate-authority and --insecure-skip-tls-verify cannot be used together");
@@ -266,13 +216,7 @@ std::string ExplainUsage() {
       "  ksched explain --kubeconfig ~/.kube/config --insecure-skip-tls-verify -o json\n"
       "\n"
       "Flags:\n";
-  for (const auto& [name, def] : Defs()) {
-    std::string left = (name == "output" || name == "help" ? "  " : "      ") + Spelling(name);
-    if (def.value != nullptr) left += std::string(" ") + def.value;
-    if (left.size() < 40) left.resize(40, ' ');
-    u += left + " " + def.help + "\n";
-  }
-  return u;
+  return u + Flags().Usage();
 }
 
 StatusOr<std::string> LoadExplainToken(const ExplainOptions& o) {
