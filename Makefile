@@ -9,7 +9,7 @@ BUILD_RELEASE ?= build-release
 # queue, cache, API client, informers, scheduler, leader election, framework runtime
 # (parallelizer, waiting pods), util (worker pool, clock), metrics and the secure server
 # (its epoll thread, handler pools and answer queue).
-TSAN_TARGETS ?= queue_test cache_test client_unit_test informers_unit_test scheduler_test event_queue_test leaderelection_test framework_runtime_test util_test metrics_test decision_log_test volumebinding_test server_test
+TSAN_TARGETS ?= queue_test cache_test client_unit_test informers_unit_test scheduler_test event_queue_test leaderelection_test framework_runtime_test util_test metrics_test decision_log_test volumebinding_test server_test simulate_test
 FUZZ_SECONDS ?= 60
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
@@ -17,7 +17,7 @@ CMAKE_FLAGS ?=
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: all deps control-plane image e2e-deploy build build-asan build-tsan build-release test test-unit fuzz demo bench bench-client bench-decode bench-queue bench-algorithm bench-e2e bench-chaos clean
+.PHONY: all deps control-plane image e2e-deploy build build-asan build-tsan build-release test test-unit fuzz demo bench bench-client bench-decode bench-queue bench-algorithm bench-simulate bench-e2e bench-chaos clean
 
 all: build
 
@@ -119,6 +119,11 @@ bench-e2e: control-plane build
 # NODES, CHURN, SEED, FAULTS=apiserver,compact,churn,leader override.
 bench-chaos: control-plane build
 	bash scripts/bench-chaos.sh $(BUILD)
+
+# `ksched simulate --capacity-of` on a 5,000-node, 50,000-pod cluster file; BENCH_ARGS="--nodes N
+# --pods-per-node N --runs N".
+bench-simulate: build
+	$(BUILD)/bench/simulate/bench_simulate --ksched $(BUILD)/cmd/ksched/ksched $(BENCH_ARGS)
 
 bench-decode: build
 	$(BUILD)/bench/api/bench_decode

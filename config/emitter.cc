@@ -58,6 +58,7 @@ class YamlEmitter final : public Emitter {
   void EmptyMap() override { out_ << YAML::Flow << YAML::BeginMap << YAML::EndMap; }
   void BeginSeq() override { out_ << YAML::BeginSeq; }
   void EndSeq() override { out_ << YAML::EndSeq; }
+  void EmptySeq() override { out_ << YAML::Flow << YAML::BeginSeq << YAML::EndSeq; }
   void Key(std::string_view key) override { out_ << YAML::Key << std::string(key) << YAML::Value; }
   // Strings a YAML reader would take for null, a bool or a number are quoted.
   void String(std::string_view s) override {
@@ -95,6 +96,7 @@ class JsonEmitter final : public Emitter {
   void EmptyMap() override { Atom("{}"); }
   void BeginSeq() override { Open('['); }
   void EndSeq() override { Close(']'); }
+  void EmptySeq() override { Atom("[]"); }
   void Key(std::string_view key) override {
     Separate();
     Quote(key);

@@ -24,6 +24,8 @@ class Emitter {
   virtual void EmptyMap() = 0;
   virtual void BeginSeq() = 0;
   virtual void EndSeq() = 0;
+  // A list with no items, written inline ("[]") in YAML.
+  virtual void EmptySeq() = 0;
   // Inside a map: the next value's key.
   virtual void Key(std::string_view key) = 0;
   virtual void String(std::string_view s) = 0;

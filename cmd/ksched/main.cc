@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cmd/ksched/explain.h"
+#include "cmd/ksched/simulate.h"
 #include "cmd/ksched/flags.h"
 #include "config/encode.h"
 #include "config/defaults.h"
@@ -449,6 +450,8 @@ int main(int argc, char** argv) {
   // A subcommand of its own: a client of a running ksched, with flags of its own.
   if (argc > 1 && std::string_view(argv[1]) == "explain")
     return ksched::cmd::RunExplain(argc - 1, argv + 1, stdout, stderr);
+  if (argc > 1 && std::string_view(argv[1]) == "simulate")
+    return ksched::cmd::RunSimulate(argc - 1, argv + 1, stdout, stderr);
   ksched::cmd::Flags flags;
   std::string err;
   if (!ksched::cmd::ParseFlags(argc, argv, &flags, &err)) {

@@ -288,6 +288,7 @@ void Scheduler::BindingSucceeded(Attempt& attempt) {
                                  .top_nodes = std::move(attempt.result.top_nodes)});
   }
   fwk.RunPostBindPlugins(*attempt.state, pod, attempt.host);
+  if (options_.on_attempt) options_.on_attempt({.pod = attempt.info->pod_ptr(), .scheduled = true, .node = attempt.host});
 }
 
 // Undoes Reserve and Assume: the one cleanup for every failure after the pod was assumed.
@@ -351,6 +352,7 @@ void Scheduler::HandleFailure(Attempt& attempt, const framework::Status& status,
   // (e.g. our bind timed out on the client but succeeded).
   api::PodPtr current = options_.pod_lister ? options_.pod_lister(pod.Key()) : original;
   const bool gone = !current || current->metadata.uid != pod.metadata.uid;
+  std::optional<AttemptReport> report;  // for on_attempt, once the pod is requeued
   if (gone) {
     KLOG_V(3) << "Pod doesn't exist in informer cache, pod=\"" << pod.Key() << "\"";
     queue_->Done(pod);
@@ -359,6 +361,10 @@ void Scheduler::HandleFailure(Attempt& attempt, const framework::Status& status,
     queue_->Done(pod);
   } else {
     info.pod_info.Update(current);
+    if (options_.on_attempt) {
+      report = AttemptReport{.pod = current, .message = message, .error = !rejected, .nomination = nomination,
+                             .victims = victims};
+    }
     // Recorded while the pod is still in flight, before the queue has it back.
     RecordFailure(attempt, status, fit_error, nomination, std::move(victims));
     if (auto s = queue_->AddUnschedulableIfNotPresent(std::move(attempt.info)); !s.ok())
@@ -376,6 +382,7 @@ void Scheduler::HandleFailure(Attempt& attempt, const framework::Status& status,
   std::optional<std::string> write_nomination;
   if (nomination && *nomination != current->status.nominated_node_name) write_nomination = nomination;
   writer_->PatchPodScheduledFalse(*current, reason, message, write_nomination);
+  if (report) options_.on_attempt(*report);
 }
 
 void Scheduler::RecordFailure(const Attempt& attempt, const framework::Status& status, const FitError* fit_error,

@@ -91,8 +91,9 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
     dopts.queued_pods = [q] { return q->QueuedPods(); };
     dopts.queued_pod = [q](std::string_view key) { return q->QueuedPod(key); };
     s->decisions_ = std::make_unique<explain::DecisionLog>(std::move(dopts));
-    s->preemptor_->RecordVictims(true);
   }
+  // The victims of each preemption, for the decision log and the attempt reports.
+  if (s->decisions_ || s->options_.on_attempt) s->preemptor_->RecordVictims(true);
 
   Scheduler* self = s.get();
   s->pod_handler_ = std::make_unique<PodEventHandler>(

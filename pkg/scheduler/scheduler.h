@@ -10,8 +10,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "config/types.h"
 #include "informers/informer.h"
@@ -32,6 +34,18 @@
 #include "pkg/util/worker_pool.h"
 
 namespace ksched::scheduler {
+
+// How one scheduling attempt ended, for SchedulerOptions::on_attempt.
+struct AttemptReport {
+  api::PodPtr pod;
+  bool scheduled = false;  // bound to `node`
+  std::string node;
+  std::string message;  // the failure's message (the FailedScheduling event's)
+  bool error = false;   // an internal error rather than a rejection
+  // What PostFilter decided about the pod's nominated node (see explain::Failure).
+  std::optional<std::string> nomination;
+  std::vector<std::string> victims;  // "namespace/name" of the pods preemption evicted
+};
 
 struct SchedulerOptions {
   Clock* clock = &RealClock();
@@ -68,6 +82,11 @@ struct SchedulerOptions {
   Clock::duration stuck_after = std::chrono::minutes(10);
   // How often stuck pods are looked for (each gets one SchedulingStuck event).
   Clock::duration stuck_check_period = std::chrono::seconds(10);
+  // Called once per attempt when it has ended: after a bind succeeded (on the thread
+  // that finished the binding cycle), or after a failure was handled and the pod
+  // requeued (not for a pod that was deleted or bound meanwhile). `ksched simulate`
+  // follows its pods with it. Must be quick.
+  std::function<void(const AttemptReport&)> on_attempt;
 };
 
 class Scheduler {

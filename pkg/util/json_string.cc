@@ -30,4 +30,10 @@ void AppendJsonQuoted(std::string& out, std::string_view s) {
   out += '"';
 }
 
+std::string JsonQuoted(std::string_view s) {
+  std::string out;
+  AppendJsonQuoted(out, s);
+  return out;
+}
+
 }  // namespace ksched

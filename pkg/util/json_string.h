@@ -10,5 +10,7 @@ namespace ksched {
 // Appends `s` as a JSON string literal (quotes included), escaping '"', '\\' and every
 // control character.
 void AppendJsonQuoted(std::string& out, std::string_view s);
+// `s` as a JSON string literal.
+std::string JsonQuoted(std::string_view s);
 
 }  // namespace ksched

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,9 +58,10 @@ class SchedulerHarness {
   // `customize` may add plugins to the registry and enable them in each profile.
   using Customize = std::function<void(config::KubeSchedulerProfile&, framework::Registry&)>;
   // `status_client`: the client for status patches and events (default: one more admin
-  // client), e.g. one through a proxy that a test can stop.
+  // client), e.g. one through a proxy that a test can stop. `seed`: the tie-break's, for
+  // tests that compare placements with another run.
   explicit SchedulerHarness(std::vector<std::string> profiles, Customize customize = nullptr,
-                            client::ApiClientPtr status_client = nullptr)
+                            client::ApiClientPtr status_client = nullptr, std::optional<uint64_t> seed = std::nullopt)
       : bind_(AdminClient()),
         status_(status_client ? std::move(status_client) : AdminClient()),
         watch_(AdminClient()) {
@@ -86,6 +88,7 @@ class SchedulerHarness {
     o.status_client = status_.get();
     o.pod_lister = [this](const std::string& key) { return pods_->Get(key); };
     o.cluster_lister = listers_.get();
+    o.seed = seed;
     auto s = scheduler::Scheduler::New(std::move(o));
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     sched_ = std::move(*s);
