@@ -212,6 +212,26 @@ void WriteVolumeSource(JsonWriter& w, const VolumeSource& s) {
   if (!any && s.read_only) source("csi", true, [] {});
 }
 
+// A resource list that is written even when empty (an engaged optional decodes back
+// engaged only if its key is there).
+void WriteResourceList(JsonWriter& w, std::string_view key, const ResourceList& list) {
+  w.Key(key);
+  w.BeginObject();
+  for (const auto& [name, q] : list) {
+    w.Key(name);
+    w.QuantityValue(q);
+  }
+  w.EndObject();
+}
+
+// {"requests": ...} as ResourceRequirements, for the status' actual resources.
+void WriteRequestsObject(JsonWriter& w, std::string_view key, const ResourceList& requests) {
+  w.Key(key);
+  w.BeginObject();
+  WriteResourceList(w, "requests", requests);
+  w.EndObject();
+}
+
 void WritePodSpec(JsonWriter& w, const PodSpec& s) {
   w.Key("spec");
   w.BeginObject();
@@ -226,6 +246,17 @@ void WritePodSpec(JsonWriter& w, const PodSpec& s) {
   w.EndArray();
   w.ArrayField("initContainers", s.init_containers, [&](const Container& c) { WriteContainer(w, c); });
   w.ResourcesField("overhead", s.overhead);
+  if (!s.pod_requests.empty()) {
+    w.Key("resources");
+    w.BeginObject();
+    w.ResourcesField("requests", s.pod_requests);
+    w.EndObject();
+  }
+  w.ArrayField("resourceClaims", s.resource_claims, [&](const std::string& name) {
+    w.BeginObject();
+    w.Field("name", name);
+    w.EndObject();
+  });
   w.StringMapField("nodeSelector", s.node_selector);
   if (s.affinity) WriteAffinity(w, *s.affinity);
   w.ArrayField("tolerations", s.tolerations, [&](const Toleration& t) { WriteToleration(w, t); });
@@ -436,11 +467,14 @@ std::string EncodePod(const Pod& pod) {
   WriteMeta(w, pod.metadata);
   WritePodSpec(w, pod.spec);
   const PodStatus& s = pod.status;
-  if (!s.phase.empty() || !s.conditions.empty() || !s.nominated_node_name.empty() || !s.start_time.empty()) {
+  if (!s.phase.empty() || !s.conditions.empty() || !s.nominated_node_name.empty() || !s.start_time.empty() ||
+      !s.container_resources.empty() || s.pod_allocated || s.pod_actual || s.resize_infeasible) {
     w.Key("status");
     w.BeginObject();
     w.FieldIfSet("phase", s.phase);
-    w.ArrayField("conditions", s.conditions, [&](const PodCondition& c) {
+    std::vector<PodCondition> conditions = s.conditions;
+    if (s.resize_infeasible) conditions.push_back({.type = "PodResizePending", .status = "True", .reason = "Infeasible"});
+    w.ArrayField("conditions", conditions, [&](const PodCondition& c) {
       w.BeginObject();
       w.Field("type", c.type);
       w.Field("status", c.status);
@@ -452,6 +486,16 @@ std::string EncodePod(const Pod& pod) {
     });
     w.FieldIfSet("nominatedNodeName", s.nominated_node_name);
     w.FieldIfSet("startTime", s.start_time);
+    // In-place resize: what the kubelet allocated and actuated.
+    w.ArrayField("containerStatuses", s.container_resources, [&](const ContainerResourceStatus& cs) {
+      w.BeginObject();
+      w.Field("name", cs.name);
+      if (cs.allocated) WriteResourceList(w, "allocatedResources", *cs.allocated);
+      if (cs.actual) WriteRequestsObject(w, "resources", *cs.actual);
+      w.EndObject();
+    });
+    if (s.pod_allocated) WriteResourceList(w, "allocatedResources", *s.pod_allocated);
+    if (s.pod_actual) WriteRequestsObject(w, "resources", *s.pod_actual);
     w.EndObject();
   }
   w.EndObject();

@@ -164,6 +164,16 @@ Pod FullPod() {
   p.status.phase = "Pending";
   p.status.nominated_node_name = "n2";
   p.status.conditions = {{"PodScheduled", "False", "Unschedulable", "msg", "2024-05-01T10:00:00Z", ""}};
+  // Pod-level resources, DRA claims and in-place resize (a fuzz input once lost the
+  // pod's actual resources in the round trip).
+  s.pod_requests = {{"cpu", Quantity::FromValue(2)}};
+  s.resource_claims = {"gpu", "nic"};
+  p.status.container_resources = {
+      {.name = "app", .allocated = ResourceList{{"cpu", Quantity::FromValue(1)}}, .actual = ResourceList{}},
+      {.name = "side", .actual = ResourceList{{"memory", Quantity::FromValue(1LL << 20)}}}};
+  p.status.pod_allocated = ResourceList{};
+  p.status.pod_actual = ResourceList{{"cpu", Quantity::FromMilli(1500)}};
+  p.status.resize_infeasible = true;
   return p;
 }
 
