@@ -412,6 +412,9 @@ Simulator::Simulator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Simulator::~Simulator() {
   if (impl_->sched) impl_->sched->Stop(std::chrono::seconds(5));
+  // Answers still queued (an event's) call back into the scheduler: deliver them while it
+  // exists.
+  (void)impl_->server.WaitIdle(std::chrono::seconds(5));
   impl_->pods.Stop();
   impl_->nodes.Stop();
   impl_->listers.Stop();
