@@ -155,6 +155,47 @@ struct Loader {
   }
 };
 
+struct YamlDocument {
+  std::string text;
+  size_t first_line = 0;  // 0-based line of the file where it starts
+};
+
+// upstream apimachinery's YAMLReader: a line that starts with "---" and has nothing else
+// but spaces or a comment separates documents.
+std::vector<YamlDocument> SplitYamlDocuments(std::string_view text) {
+  std::vector<YamlDocument> docs(1);
+  size_t line_no = 0;
+  for (size_t at = 0; at < text.size(); ++line_no) {
+    size_t end = text.find('\n', at);
+    const size_t next = end == std::string_view::npos ? text.size() : end + 1;
+    const std::string_view line = text.substr(at, next - at);
+    at = next;
+    if (line.starts_with("---")) {
+      const std::string_view rest = line.substr(3);
+      const size_t first = rest.find_first_not_of(" \t\r\n");
+      if (first == std::string_view::npos || rest[first] == '#') {
+        docs.push_back({.text = "", .first_line = line_no + 1});
+        continue;
+      }
+    }
+    docs.back().text.append(line);
+  }
+  return docs;
+}
+
+// Whether some line has more than spaces and a comment.
+bool HasContent(std::string_view text) {
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first != std::string_view::npos && line[first] != '#') return true;
+  }
+  return false;
+}
+
 bool LooksLikeJson(std::string_view text) {
   const size_t first = text.find_first_not_of(" \t\r\n");
   return first != std::string_view::npos && text[first] == '{';
@@ -181,18 +222,29 @@ Status ParseClusterText(std::string_view text, const std::string& file, ClusterO
   // JSON is read as JSON (a 50 MB pod list in well under a second); YAML documents are
   // typed as Kubernetes' YAML reader types them, then read as JSON.
   if (LooksLikeJson(text)) return loader.AddDocument(text, file);
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return InvalidArgument(file + ": line " + std::to_string(e.mark.line + 1) + ", column " +
-                           std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
+  // Documents are split as kubectl's YAML reader splits them (a line starting "---" with
+  // nothing after it but a comment), then each is parsed alone. yaml-cpp's LoadAll is not
+  // used: on some malformed input (a stray "}" at the top of a document) it returns
+  // empty documents forever.
+  const std::vector<YamlDocument> docs = SplitYamlDocuments(text);
+  size_t number = 0;  // documents with content, counted from 1
   for (size_t i = 0; i < docs.size(); ++i) {
-    const std::string source = file + ": document " + std::to_string(i + 1);
-    if (docs[i].IsNull()) continue;  // empty or comments only
-    if (!docs[i].IsMap()) return Bad(source, "a document must be a map");
-    auto json = config::YamlToJson(docs[i]);
+    YAML::Node doc;
+    try {
+      doc = YAML::Load(docs[i].text);
+    } catch (const YAML::Exception& e) {
+      return InvalidArgument(file + ": line " + std::to_string(docs[i].first_line + e.mark.line + 1) + ", column " +
+                             std::to_string(e.mark.column + 1) + ": " + e.msg);
+    }
+    if (doc.IsNull()) {
+      if (!HasContent(docs[i].text)) continue;  // empty or comments only
+      // yaml-cpp gives up on some malformed text without an exception.
+      return InvalidArgument(file + ": line " + std::to_string(docs[i].first_line + 1) +
+                             ": not a YAML document that can be read");
+    }
+    const std::string source = file + ": document " + std::to_string(++number);
+    if (!doc.IsMap()) return Bad(source, "a document must be a map");
+    auto json = config::YamlToJson(doc);
     if (!json.ok()) return Bad(source, json.status().message());
     if (Status s = loader.AddDocument(*json, source); !s.ok()) return s;
   }

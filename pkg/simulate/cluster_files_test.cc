@@ -174,6 +174,19 @@ spec:
   EXPECT_NE(bad.status().message().find("broken.json: not JSON"), std::string::npos) << bad.status().message();
 }
 
+// Documents split as kubectl splits them; yaml-cpp's LoadAll looped forever on the
+// second document here (found by fuzz_cluster_files).
+TEST(ClusterFilesTest, DocumentsAreSplitOnSeparatorLinesOnly) {
+  auto c = Parse("---\napiVersion: v1\nkind: Node\nmetadata: {name: a}\n--- # comment\n"
+                 "apiVersion: v1\nkind: Node\nmetadata:\n  name: b\n  annotations: {x: \"--- not a separator\"}\n---\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(Names(*c), (std::vector<std::string>{"Node/a", "Node/b"}));
+  EXPECT_EQ(c->objects[1].source, "cluster.yaml: document 2");
+  auto bad = Parse("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n, n|mespace: shop, labels: {app: web}}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("cluster.yaml: line 5"), std::string::npos) << bad.status().message();
+}
+
 TEST(ClusterFilesTest, ADirectoryOfMixedFilesIsReadInNameOrder) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("ksched-sim-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
