@@ -113,21 +113,6 @@ bool IsTooLargeResourceVersion(std::string_view message) {
 }
 bool IsTooLargeResourceVersion(const Status& s) { return IsTooLargeResourceVersion(s.message()); }
 
-std::string UrlEncode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
-
 // Lines handed from the client's I/O thread to the informer thread, which the client's
 // callbacks wake through Informer::watch_wakeup_.
 struct LineQueue {
@@ -253,15 +238,15 @@ InformerStats Informer<T>::Stats() const {
 
 template <typename T>
 void Informer<T>::AppendSelectors(std::string& path) const {
-  if (!options_.field_selector.empty()) path += "&fieldSelector=" + UrlEncode(options_.field_selector);
-  if (!options_.label_selector.empty()) path += "&labelSelector=" + UrlEncode(options_.label_selector);
+  if (!options_.field_selector.empty()) path += "&fieldSelector=" + client::UrlEncode(options_.field_selector);
+  if (!options_.label_selector.empty()) path += "&labelSelector=" + client::UrlEncode(options_.label_selector);
 }
 
 template <typename T>
 std::string Informer<T>::ListPath(const std::string& rv, const std::string& cont, bool paginate) const {
-  std::string p = path_ + "?resourceVersion=" + UrlEncode(rv);
+  std::string p = path_ + "?resourceVersion=" + client::UrlEncode(rv);
   if (paginate) p += "&limit=" + std::to_string(options_.page_size);
-  if (!cont.empty()) p += "&continue=" + UrlEncode(cont);
+  if (!cont.empty()) p += "&continue=" + client::UrlEncode(cont);
   AppendSelectors(p);
   return p;
 }
@@ -271,7 +256,7 @@ std::string Informer<T>::WatchPath(int64_t timeout_seconds) const {
   std::string p = path_ + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=" + std::to_string(timeout_seconds);
   {
     ReaderMutexLock lock(store_mu_);
-    p += "&resourceVersion=" + UrlEncode(rv_);
+    p += "&resourceVersion=" + client::UrlEncode(rv_);
   }
   AppendSelectors(p);
   return p;

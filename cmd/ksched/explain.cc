@@ -70,7 +70,6 @@ const SubcommandFlags<ExplainOptions>& Flags() {
   return flags;
 }
 
-
 // NAMESPACE/NAME, or NAME in namespace "default" (as kubectl without -n).
 Status SetPod(const std::string& arg, ExplainOptions& o) {
   size_t slash = arg.find('/');

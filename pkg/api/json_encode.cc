@@ -123,16 +123,31 @@ void WriteAffinity(JsonWriter& w, const Affinity& a) {
   w.EndObject();
 }
 
+// A resource list that is written even when empty (an engaged optional decodes back
+// engaged only if its key is there).
+void WriteResourceList(JsonWriter& w, std::string_view key, const ResourceList& list) {
+  w.Key(key);
+  w.BeginObject();
+  for (const auto& [name, q] : list) {
+    w.Key(name);
+    w.QuantityValue(q);
+  }
+  w.EndObject();
+}
+
+// {"requests": ...}, as a ResourceRequirements.
+void WriteRequestsObject(JsonWriter& w, std::string_view key, const ResourceList& requests) {
+  w.Key(key);
+  w.BeginObject();
+  WriteResourceList(w, "requests", requests);
+  w.EndObject();
+}
+
 void WriteContainer(JsonWriter& w, const Container& c) {
   w.BeginObject();
   w.Field("name", c.name);
   w.Field("image", c.image);
-  if (!c.requests.empty()) {
-    w.Key("resources");
-    w.BeginObject();
-    w.ResourcesField("requests", c.requests);
-    w.EndObject();
-  }
+  if (!c.requests.empty()) WriteRequestsObject(w, "resources", c.requests);
   w.ArrayField("ports", c.ports, [&](const ContainerPort& p) {
     w.BeginObject();
     w.IntField("containerPort", p.container_port);
@@ -212,26 +227,6 @@ void WriteVolumeSource(JsonWriter& w, const VolumeSource& s) {
   if (!any && s.read_only) source("csi", true, [] {});
 }
 
-// A resource list that is written even when empty (an engaged optional decodes back
-// engaged only if its key is there).
-void WriteResourceList(JsonWriter& w, std::string_view key, const ResourceList& list) {
-  w.Key(key);
-  w.BeginObject();
-  for (const auto& [name, q] : list) {
-    w.Key(name);
-    w.QuantityValue(q);
-  }
-  w.EndObject();
-}
-
-// {"requests": ...} as ResourceRequirements, for the status' actual resources.
-void WriteRequestsObject(JsonWriter& w, std::string_view key, const ResourceList& requests) {
-  w.Key(key);
-  w.BeginObject();
-  WriteResourceList(w, "requests", requests);
-  w.EndObject();
-}
-
 void WritePodSpec(JsonWriter& w, const PodSpec& s) {
   w.Key("spec");
   w.BeginObject();
@@ -246,12 +241,7 @@ void WritePodSpec(JsonWriter& w, const PodSpec& s) {
   w.EndArray();
   w.ArrayField("initContainers", s.init_containers, [&](const Container& c) { WriteContainer(w, c); });
   w.ResourcesField("overhead", s.overhead);
-  if (!s.pod_requests.empty()) {
-    w.Key("resources");
-    w.BeginObject();
-    w.ResourcesField("requests", s.pod_requests);
-    w.EndObject();
-  }
+  if (!s.pod_requests.empty()) WriteRequestsObject(w, "resources", s.pod_requests);
   w.ArrayField("resourceClaims", s.resource_claims, [&](const std::string& name) {
     w.BeginObject();
     w.Field("name", name);

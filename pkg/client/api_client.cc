@@ -1,5 +1,6 @@
 #include "pkg/client/api_client.h"
 
+#include <cctype>
 #include <future>
 
 #include "pkg/api/json.h"
@@ -56,6 +57,21 @@ StatusCode CodeFromHttp(long http) {
 }
 
 }  // namespace
+
+std::string UrlEncode(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
 
 Status StatusFromHttp(long http_code, std::string_view body) {
   StatusCode code = StatusCode::kOk;

@@ -100,4 +100,8 @@ using ApiClientPtr = std::unique_ptr<ApiClient>;
 // the API Status reason when there is one, else from the HTTP code.
 Status StatusFromHttp(long http_code, std::string_view body);
 
+// Percent-encodes `s` for a query parameter's value (every byte but RFC 3986's
+// unreserved characters), e.g. a resourceVersion, continue token or field selector.
+std::string UrlEncode(std::string_view s);
+
 }  // namespace ksched::client

@@ -32,6 +32,23 @@ inline std::optional<std::string_view> StringViewAt(simdjson::dom::element e, st
   return std::string_view(*f);
 }
 
+// The entry `key` of the object at `map_path` ("metadata.annotations"): keys of labels
+// and annotations hold dots, so they are not part of a path.
+inline std::optional<simdjson::dom::element> MapEntry(simdjson::dom::element e, std::string_view map_path,
+                                                       std::string_view key) {
+  auto map = FieldAt(e, map_path);
+  if (!map || map->type() != simdjson::dom::element_type::OBJECT) return std::nullopt;
+  auto v = (*map)[key];
+  if (v.error() || v.value().is_null()) return std::nullopt;
+  return v.value();
+}
+
+// The string entry `key` of the object at `map_path`; "" when absent or not a string.
+inline std::string MapString(simdjson::dom::element e, std::string_view map_path, std::string_view key) {
+  auto v = MapEntry(e, map_path, key);
+  return v && v->type() == simdjson::dom::element_type::STRING ? std::string(std::string_view(*v)) : std::string();
+}
+
 // The string at `path`; "" when absent or not a string.
 inline std::string StringField(simdjson::dom::element e, std::string_view path) {
   return std::string(StringViewAt(e, path).value_or(""));

@@ -6,24 +6,6 @@
 #include "pkg/simulate/json_patch.h"
 
 namespace ksched::simulate {
-namespace {
-
-std::string UrlEncode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 Status ListCluster(client::ApiClient& client, const std::string& server, ClusterObjects& out) {
   for (const KindInfo& kind : Kinds()) {
@@ -35,8 +17,8 @@ Status ListCluster(client::ApiClient& client, const std::string& server, Cluster
       bool served = true;
       do {
         std::string p = path + "?limit=500";
-        if (kind.kind == "Pod") p += "&fieldSelector=" + UrlEncode(informers::kNonTerminalPodsSelector);
-        if (!cont.empty()) p += "&continue=" + UrlEncode(cont);
+        if (kind.kind == "Pod") p += "&fieldSelector=" + client::UrlEncode(informers::kNonTerminalPodsSelector);
+        if (!cont.empty()) p += "&continue=" + client::UrlEncode(cont);
         auto r = client.Do({.path = p, .timeout = std::chrono::seconds(60)});
         if (!r.ok()) {
           if (r.status().code() == StatusCode::kNotFound) {

@@ -17,7 +17,6 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 
-
 // An API Status body, as the real server answers errors.
 std::pair<long, std::string> Failure(long code, std::string_view reason, std::string_view message) {
   return {code, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":" + JsonQuoted(message) +
@@ -34,11 +33,10 @@ std::pair<long, std::string> Failure(const Status& s) {
   }
 }
 
-// metadata's name, namespace and uid, and where the object is bound or claimed.
+// metadata's name, namespace and uid.
 struct Meta {
   std::string name, namespace_, uid;
 };
-
 
 std::string KeyOf(const KindInfo& kind, std::string_view ns, std::string_view name) {
   return kind.namespaced ? std::string(ns) + "/" + std::string(name) : std::string(name);
@@ -321,9 +319,7 @@ void MemoryApiServer::VolumeControllerLocked(const KindInfo& kind, const std::st
     if (!claim_uid.empty() && StringField(claim_doc.value(), "metadata.uid") != claim_uid) return;
     const std::string bound_to = StringField(claim_doc.value(), "spec.volumeName");
     if (!bound_to.empty() && bound_to != key) return;  // the claim has another volume
-    auto annotations = FieldAt(claim_doc.value(), "metadata.annotations");
-    const bool completed = annotations && annotations->type() == element_type::OBJECT &&
-                           !(*annotations)[api::kAnnBindCompleted].error();
+    const bool completed = MapEntry(claim_doc.value(), "metadata.annotations", api::kAnnBindCompleted).has_value();
     if (bound_to == key && completed) return;  // bound already
     (void)PatchLocked(claims, claim->first, "{\"spec\":{\"volumeName\":" + JsonQuoted(key) + "}," + bound_claim_patch_tail,
                       false);
@@ -339,22 +335,15 @@ void MemoryApiServer::VolumeControllerLocked(const KindInfo& kind, const std::st
   if (doc.error()) return;
   const element claim = doc.value();
   if (!StringField(claim, "spec.volumeName").empty()) return;
-  auto selected = FieldAt(claim, "metadata.annotations");
-  std::string node;
-  if (selected && selected->type() == element_type::OBJECT) {
-    auto n = (*selected)[api::kAnnSelectedNode];
-    if (!n.error() && n.value().type() == element_type::STRING) node = std::string(std::string_view(n.value()));
-  }
+  const std::string node = MapString(claim, "metadata.annotations", api::kAnnSelectedNode);
   if (node.empty()) return;
   // The node's hostname label, which a local provisioner's volumes are pinned to.
   std::string hostname = node;
-  if (auto n = CollectionOf(*FindKind("Node")).objects.find(node); n != CollectionOf(*FindKind("Node")).objects.end()) {
+  const Collection& nodes = CollectionOf(*FindKind("Node"));
+  if (auto n = nodes.objects.find(node); n != nodes.objects.end()) {
     simdjson::dom::parser node_parser;
     if (auto nd = node_parser.parse(n->second); !nd.error()) {
-      if (auto labels = FieldAt(nd.value(), "metadata.labels"); labels && labels->type() == element_type::OBJECT) {
-        auto h = (*labels)["kubernetes.io/hostname"];
-        if (!h.error() && h.value().type() == element_type::STRING) hostname = std::string(std::string_view(h.value()));
-      }
+      if (std::string h = MapString(nd.value(), "metadata.labels", "kubernetes.io/hostname"); !h.empty()) hostname = h;
     }
   }
   const std::string uid = StringField(claim, "metadata.uid");
@@ -435,20 +424,24 @@ std::pair<long, std::string> MemoryApiServer::HandleLocked(const client::Request
   }
   if (t.sub == "binding") {
     if (c.kind->kind != "Pod" || request.verb != Verb::kPost) return Failure(405, "MethodNotAllowed", "bindings are POSTed");
-    auto node = StringAt(request.body, "target.name");
-    if (!node.ok() || !*node || (*node)->empty()) return Failure(422, "Invalid", "target.name: Required value");
+    // The body and the pod are each parsed once (a bind per simulated pod).
+    simdjson::dom::parser body_parser, pod_parser;
+    auto body = body_parser.parse(request.body);
+    const std::string node = body.error() ? std::string() : StringField(body.value(), "target.name");
+    if (node.empty()) return Failure(422, "Invalid", "target.name: Required value");
     auto o = c.objects.find(key);
     if (o == c.objects.end()) return Failure(404, "NotFound", "pods " + JsonQuoted(t.name) + " not found");
-    auto uid = StringAt(request.body, "metadata.uid");
-    auto have_uid = StringAt(o->second, "metadata.uid");
-    if (uid.ok() && *uid && have_uid.ok() && *have_uid && **uid != **have_uid) {
-      return Failure(409, "Conflict", "Precondition failed: UID in precondition: " + **uid);
+    auto pod = pod_parser.parse(o->second);
+    if (pod.error()) return Failure(500, "InternalError", "the stored pod is not JSON");
+    const std::string uid = StringField(body.value(), "metadata.uid");
+    const std::string have_uid = StringField(pod.value(), "metadata.uid");
+    if (!uid.empty() && !have_uid.empty() && uid != have_uid) {
+      return Failure(409, "Conflict", "Precondition failed: UID in precondition: " + uid);
     }
-    auto assigned = StringAt(o->second, "spec.nodeName");
-    if (assigned.ok() && *assigned && !(*assigned)->empty()) {
-      return Failure(409, "Conflict", "pod " + t.name + " is already assigned to node " + JsonQuoted(**assigned));
+    if (const std::string assigned = StringField(pod.value(), "spec.nodeName"); !assigned.empty()) {
+      return Failure(409, "Conflict", "pod " + t.name + " is already assigned to node " + JsonQuoted(assigned));
     }
-    if (Status s = PatchLocked(c, key, "{\"spec\":{\"nodeName\":" + JsonQuoted(**node) + "}}", false); !s.ok())
+    if (Status s = PatchLocked(c, key, "{\"spec\":{\"nodeName\":" + JsonQuoted(node) + "}}", false); !s.ok())
       return Failure(s);
     return {201, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Success\",\"code\":201}"};
   }
@@ -458,10 +451,10 @@ std::pair<long, std::string> MemoryApiServer::HandleLocked(const client::Request
         return Failure(404, "NotFound", std::string(PluralOf(c.kind->collection)) + " " + JsonQuoted(t.name) + " not found");
       return object_answer(200);
     }
-    case Verb::kPatch: {
-      if (Status s = PatchLocked(c, key, request.body, true); !s.ok()) return Failure(s);
-      return object_answer(200);
-    }
+    // A PUT's body is merged as a patch is: it carries the whole object, so what it sets
+    // wins; a field it leaves out is kept where the API server would drop it. Nothing
+    // the scheduler sends is a PUT.
+    case Verb::kPatch:
     case Verb::kPut: {
       if (Status s = PatchLocked(c, key, request.body, true); !s.ok()) return Failure(s);
       return object_answer(200);

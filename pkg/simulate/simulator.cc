@@ -18,8 +18,8 @@
 #include "pkg/scheduler/scheduler.h"
 #include "pkg/simulate/json_dom.h"
 #include "pkg/simulate/json_patch.h"
-#include "pkg/util/json_string.h"
 #include "pkg/simulate/memory_server.h"
+#include "pkg/util/json_string.h"
 #include "pkg/util/log.h"
 
 namespace ksched::simulate {
@@ -27,8 +27,6 @@ namespace {
 
 using simdjson::dom::element;
 using simdjson::dom::element_type;
-
-
 
 // Counts the changes an informer's handlers have finished with: added after the
 // scheduler's handlers, it runs once they are done with each change, and reads the
@@ -153,9 +151,7 @@ StatusOr<AdmittedPod> Simulator::Impl::Admit(std::string_view json, const std::s
   if (auto owners = FieldAt(pod, "metadata.ownerReferences"); owners && owners->type() == element_type::ARRAY) {
     for (element o : owners->get_array()) a.daemon_set = a.daemon_set || StringField(o, "kind") == "DaemonSet";
   }
-  if (auto ann = FieldAt(pod, "metadata.annotations"); ann && ann->type() == element_type::OBJECT) {
-    a.mirror = !(*ann)["kubernetes.io/config.mirror"].error();
-  }
+  a.mirror = MapEntry(pod, "metadata.annotations", "kubernetes.io/config.mirror").has_value();
   std::string spec_patch;
   auto add = [&spec_patch](std::string_view key, const std::string& value) {
     spec_patch += spec_patch.empty() ? "" : ",";
@@ -294,6 +290,8 @@ void Simulator::Impl::Quiesce() {
   int spins = 0;
   auto next_report = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   for (;;) {
+    // The server is asked again last: an answer handled meanwhile (a bind's) may have
+    // queued more (its event).
     if (server.Idle() && caught_up() && sched->BindsInFlight() == 0 && !busy_queue() && server.Idle()) return;
     if (std::chrono::steady_clock::now() > next_report) {
       // Not expected: say what is still moving.
