@@ -9,7 +9,7 @@ BUILD_RELEASE ?= build-release
 # queue, cache, API client, informers, scheduler, leader election, framework runtime
 # (parallelizer, waiting pods), util (worker pool, clock), metrics and the secure server
 # (its epoll thread, handler pools and answer queue).
-TSAN_TARGETS ?= queue_test cache_test client_unit_test informers_unit_test scheduler_test event_queue_test leaderelection_test framework_runtime_test util_test metrics_test decision_log_test volumebinding_test server_test simulate_test
+TSAN_TARGETS ?= queue_test cache_test client_unit_test informers_unit_test scheduler_test event_queue_test leaderelection_test framework_runtime_test util_test metrics_test decision_log_test volumebinding_test server_test simulate_test dynamicresources_test
 FUZZ_SECONDS ?= 60
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=

@@ -178,6 +178,15 @@ bool DecodeTypedArgs(Decoder& d, std::string_view name, const Node& n, PluginArg
       return true;
     });
     *out = a;
+  } else if (name == "DynamicResources") {
+    DynamicResourcesArgs a;
+    d.Object(n, [&](const std::string& k, const Node& v) {
+      if (k == "filterTimeout") d.Dur(v, &a.filter_timeout);
+      else if (k == "bindingTimeout") d.Dur(v, &a.binding_timeout);
+      else return meta(k);
+      return true;
+    });
+    *out = a;
   } else if (name == "InterPodAffinity") {
     InterPodAffinityArgs a;
     d.Object(n, [&](const std::string& k, const Node& v) {

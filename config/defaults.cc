@@ -98,6 +98,9 @@ Plugins DefaultPlugins() {
       {"VolumeZone", 0},
       {"PodTopologySpread", 2},
       {"InterPodAffinity", 2},
+      // Before DefaultPreemption: PostFilter first frees an idle allocated claim rather
+      // than evicting a pod (upstream's applyFeatureGates, DynamicResourceAllocation GA).
+      {"DynamicResources", 0},
       {"DefaultPreemption", 0},
       {"NodeResourcesBalancedAllocation", 1},
       {"ImageLocality", 1},
@@ -115,6 +118,7 @@ Plugins MergePlugins(const Plugins& defaults, const Plugins& custom) {
 PluginArgs DefaultArgsFor(std::string_view name) {
   PluginArgs args;
   if (name == "DefaultPreemption") args = DefaultPreemptionArgs{};
+  else if (name == "DynamicResources") args = DynamicResourcesArgs{};
   else if (name == "InterPodAffinity") args = InterPodAffinityArgs{};
   else if (name == "NodeAffinity") args = NodeAffinityArgs{};
   else if (name == "NodeResourcesBalancedAllocation") args = NodeResourcesBalancedAllocationArgs{};

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
+
 #include "config/load.h"
 
 namespace ksched::config {
@@ -27,27 +30,29 @@ StatusOr<ProfilePlugins> Effective(std::string_view profile_yaml) {
 TEST(EffectivePluginsTest, DefaultProfile) {
   auto eff = Effective("");
   ASSERT_TRUE(eff.ok()) << eff.status().ToString();
-  EXPECT_EQ(Names(eff->at(E::kPreEnqueue)), (std::vector<std::string>{"SchedulingGates"}));
+  EXPECT_EQ(Names(eff->at(E::kPreEnqueue)), (std::vector<std::string>{"SchedulingGates", "DynamicResources"}));
   EXPECT_EQ(Names(eff->at(E::kQueueSort)), (std::vector<std::string>{"PrioritySort"}));
   EXPECT_EQ(Names(eff->at(E::kFilter)),
             (std::vector<std::string>{"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
                                       "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",
-                                      "VolumeZone", "PodTopologySpread", "InterPodAffinity"}));
+                                      "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"}));
   EXPECT_EQ(Names(eff->at(E::kPreFilter)),
             (std::vector<std::string>{"NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions",
                                       "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
-                                      "InterPodAffinity"}));
-  EXPECT_EQ(Names(eff->at(E::kPostFilter)), (std::vector<std::string>{"DefaultPreemption"}));
+                                      "InterPodAffinity", "DynamicResources"}));
+  // DynamicResources first: freeing an idle claim beats evicting a pod.
+  EXPECT_EQ(Names(eff->at(E::kPostFilter)), (std::vector<std::string>{"DynamicResources", "DefaultPreemption"}));
   EXPECT_EQ(eff->at(E::kScore), (std::vector<EnabledPlugin>{{"TaintToleration", 3},
                                                             {"NodeAffinity", 2},
                                                             {"NodeResourcesFit", 1},
                                                             {"VolumeBinding", 1},
                                                             {"PodTopologySpread", 2},
                                                             {"InterPodAffinity", 2},
+                                                            {"DynamicResources", 1},
                                                             {"NodeResourcesBalancedAllocation", 1},
                                                             {"ImageLocality", 1}}));
-  EXPECT_EQ(Names(eff->at(E::kReserve)), (std::vector<std::string>{"VolumeBinding"}));
-  EXPECT_EQ(Names(eff->at(E::kPreBind)), (std::vector<std::string>{"VolumeBinding"}));
+  EXPECT_EQ(Names(eff->at(E::kReserve)), (std::vector<std::string>{"VolumeBinding", "DynamicResources"}));
+  EXPECT_EQ(Names(eff->at(E::kPreBind)), (std::vector<std::string>{"VolumeBinding", "DynamicResources"}));
   EXPECT_EQ(Names(eff->at(E::kBind)), (std::vector<std::string>{"DefaultBinder"}));
   EXPECT_TRUE(eff->at(E::kPermit).empty());
   EXPECT_TRUE(eff->at(E::kPostBind).empty());
@@ -61,25 +66,26 @@ TEST(EffectivePluginsTest, Merges) {
   } cases[] = {
       {"disable one score plugin", "    score:\n      disabled: [{name: ImageLocality}]\n", E::kScore,
        {{"TaintToleration", 3}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"VolumeBinding", 1},
-        {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"NodeResourcesBalancedAllocation", 1}}},
+        {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 1},
+        {"NodeResourcesBalancedAllocation", 1}}},
       {"disable all score plugins and enable one", "    score:\n      disabled: [{name: '*'}]\n"
                                                    "      enabled: [{name: ImageLocality, weight: 7}]\n",
        E::kScore, {{"ImageLocality", 7}}},
       {"explicit score entry overrides weight and goes first",
        "    score:\n      enabled: [{name: NodeAffinity, weight: 9}]\n", E::kScore,
        {{"NodeAffinity", 9}, {"TaintToleration", 3}, {"NodeResourcesFit", 1}, {"VolumeBinding", 1},
-        {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"NodeResourcesBalancedAllocation", 1},
-        {"ImageLocality", 1}}},
+        {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 1},
+        {"NodeResourcesBalancedAllocation", 1}, {"ImageLocality", 1}}},
       {"multiPoint default replaced in place",
        "    multiPoint:\n      enabled: [{name: ImageLocality, weight: 5}]\n", E::kScore,
        {{"TaintToleration", 3}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"VolumeBinding", 1},
-        {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"NodeResourcesBalancedAllocation", 1},
-        {"ImageLocality", 5}}},
+        {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 1},
+        {"NodeResourcesBalancedAllocation", 1}, {"ImageLocality", 5}}},
       {"disable plugin everywhere through multiPoint",
        "    multiPoint:\n      disabled: [{name: TaintToleration}]\n", E::kFilter,
        {{"NodeUnschedulable", 0}, {"NodeName", 0}, {"NodeAffinity", 0}, {"NodePorts", 0}, {"NodeResourcesFit", 0},
         {"VolumeRestrictions", 0}, {"NodeVolumeLimits", 0}, {"VolumeBinding", 0}, {"VolumeZone", 0},
-        {"PodTopologySpread", 0}, {"InterPodAffinity", 0}}},
+        {"PodTopologySpread", 0}, {"InterPodAffinity", 0}, {"DynamicResources", 0}}},
       {"disable filter star keeps explicit filters only",
        "    filter:\n      disabled: [{name: '*'}]\n      enabled: [{name: NodeName}]\n", E::kFilter,
        {{"NodeName", 0}}},
@@ -137,6 +143,38 @@ TEST(EffectivePluginsTest, CustomRegistry) {
   ASSERT_TRUE(eff.ok()) << eff.status().ToString();
   EXPECT_EQ(eff->at(E::kScore), (std::vector<EnabledPlugin>{{"Both", 4}}));
   EXPECT_EQ(Names(eff->at(E::kFilter)), (std::vector<std::string>{"Both"}));
+}
+
+TEST(DefaultPluginsTest, DynamicResourcesDirectlyBeforeDefaultPreemption) {
+  const std::vector<Plugin>& multi = DefaultPlugins().multi_point.enabled;
+  auto at = [&](std::string_view name) {
+    return std::find_if(multi.begin(), multi.end(), [&](const Plugin& p) { return p.name == name; }) - multi.begin();
+  };
+  ASSERT_LT(at("DynamicResources"), static_cast<std::ptrdiff_t>(multi.size()));
+  EXPECT_EQ(multi[at("DynamicResources")], (Plugin{"DynamicResources", 0}));  // no weight, as upstream
+  EXPECT_EQ(at("DynamicResources"), at("InterPodAffinity") + 1);
+  EXPECT_EQ(at("DefaultPreemption"), at("DynamicResources") + 1);
+  EXPECT_EQ(multi.size(), 19u);
+}
+
+TEST(DefaultArgsForTest, DynamicResources) {
+  using namespace std::chrono_literals;
+  PluginArgs args = DefaultArgsFor("DynamicResources");
+  const auto* dra = std::get_if<DynamicResourcesArgs>(&args);
+  ASSERT_NE(dra, nullptr);
+  EXPECT_EQ(dra->filter_timeout, 10s);
+  EXPECT_EQ(dra->binding_timeout, 10min);
+}
+
+TEST(DefaultArgsForTest, UnsetDynamicResourcesFieldsGetDefaults) {
+  using namespace std::chrono_literals;
+  auto cfg = LoadConfigFromString(
+      "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+      "- pluginConfig:\n  - name: DynamicResources\n    args: {bindingTimeout: 30s, filterTimeout: null}\n");
+  ASSERT_TRUE(cfg.ok()) << cfg.status().ToString();
+  const PluginConfig& pc = cfg->profiles[0].plugin_config[0];
+  EXPECT_EQ(pc.name, "DynamicResources");
+  EXPECT_EQ(*ArgsAs<DynamicResourcesArgs>(pc), (DynamicResourcesArgs{10s, 30s}));
 }
 
 TEST(MergePluginsTest, DisabledListsAreKeptCustomFirst) {

@@ -64,6 +64,10 @@ std::optional<ExtensionPointSet> InTreePluginLookup(std::string_view name) {
   }
   if (name == "VolumeBinding") return kFilterish | kScoreish | Bit(E::kReserve) | Bit(E::kPreBind);
   if (name == "DefaultPreemption") return Bit(E::kPostFilter);
+  if (name == "DynamicResources") {
+    return Bit(E::kPreEnqueue) | kFilterish | Bit(E::kPostFilter) | Bit(E::kScore) | Bit(E::kReserve) |
+           Bit(E::kPreBind);
+  }
   if (name == "NodeResourcesBalancedAllocation") return kScoreish;
   if (name == "ImageLocality") return Bit(E::kScore);
   if (name == "DefaultBinder") return Bit(E::kBind);

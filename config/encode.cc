@@ -94,6 +94,13 @@ void Args(Emitter& out, const PluginArgs& args) {
     KN(out, "minCandidateNodesAbsolute", a->min_candidate_nodes_absolute);
     KN(out, "minCandidateNodesPercentage", a->min_candidate_nodes_percentage);
     out.EndMap();
+  } else if (const auto* a = std::get_if<DynamicResourcesArgs>(&args)) {
+    out.BeginMap();
+    KV(out, "apiVersion", kAPIVersion);
+    KV(out, "bindingTimeout", FormatGoDuration(a->binding_timeout));
+    KV(out, "filterTimeout", FormatGoDuration(a->filter_timeout));
+    KV(out, "kind", "DynamicResourcesArgs");
+    out.EndMap();
   } else if (const auto* a = std::get_if<InterPodAffinityArgs>(&args)) {
     out.BeginMap();
     KV(out, "apiVersion", kAPIVersion);

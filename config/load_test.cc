@@ -48,17 +48,21 @@ TEST(LoadTest, MinimalFileGetsUpstreamDefaults) {
   EXPECT_EQ(p.plugins, DefaultPlugins());
   std::vector<std::string> arg_names;
   for (const PluginConfig& pc : p.plugin_config) arg_names.push_back(pc.name);
-  EXPECT_EQ(arg_names, (std::vector<std::string>{"DefaultPreemption", "InterPodAffinity", "NodeAffinity",
-                                                 "NodeResourcesBalancedAllocation", "NodeResourcesFit",
-                                                 "PodTopologySpread", "VolumeBinding"}));
+  EXPECT_EQ(arg_names, (std::vector<std::string>{"DefaultPreemption", "DynamicResources", "InterPodAffinity",
+                                                 "NodeAffinity", "NodeResourcesBalancedAllocation",
+                                                 "NodeResourcesFit", "PodTopologySpread", "VolumeBinding"}));
   EXPECT_EQ(*ArgsAs<DefaultPreemptionArgs>(p.plugin_config[0]), (DefaultPreemptionArgs{10, 100}));
-  EXPECT_EQ(ArgsAs<InterPodAffinityArgs>(p.plugin_config[1])->hard_pod_affinity_weight, 1);
-  const auto* fit = ArgsAs<NodeResourcesFitArgs>(p.plugin_config[4]);
+  const auto* dra = ArgsAs<DynamicResourcesArgs>(p.plugin_config[1]);
+  ASSERT_NE(dra, nullptr);
+  EXPECT_EQ(dra->filter_timeout, 10s);
+  EXPECT_EQ(dra->binding_timeout, 600s);
+  EXPECT_EQ(ArgsAs<InterPodAffinityArgs>(p.plugin_config[2])->hard_pod_affinity_weight, 1);
+  const auto* fit = ArgsAs<NodeResourcesFitArgs>(p.plugin_config[5]);
   ASSERT_TRUE(fit && fit->scoring_strategy);
   EXPECT_EQ(fit->scoring_strategy->type, "LeastAllocated");
   EXPECT_EQ(fit->scoring_strategy->resources, (std::vector<ResourceSpec>{{"cpu", 1}, {"memory", 1}}));
-  EXPECT_EQ(ArgsAs<PodTopologySpreadArgs>(p.plugin_config[5])->defaulting_type, "System");
-  EXPECT_EQ(ArgsAs<VolumeBindingArgs>(p.plugin_config[6])->bind_timeout_seconds, 600);
+  EXPECT_EQ(ArgsAs<PodTopologySpreadArgs>(p.plugin_config[6])->defaulting_type, "System");
+  EXPECT_EQ(ArgsAs<VolumeBindingArgs>(p.plugin_config[7])->bind_timeout_seconds, 600);
   EXPECT_TRUE(ValidateConfig(*cfg).ok()) << ValidateConfig(*cfg).ToString();
 }
 
@@ -136,6 +140,8 @@ profiles:
       minCandidateNodesAbsolute: 50
   - name: NodeResourcesBalancedAllocation
     args: {resources: [{name: cpu, weight: 1}]}
+  - name: DynamicResources
+    args: {filterTimeout: 0s, bindingTimeout: 2m30s}
   - name: MyOutOfTreePlugin
     args: {anything: [1, 2, {x: y}]}
 )");
@@ -183,9 +189,10 @@ profiles:
   EXPECT_EQ(*ArgsAs<InterPodAffinityArgs>(p.plugin_config[3]), (InterPodAffinityArgs{5, true}));
   EXPECT_EQ(ArgsAs<VolumeBindingArgs>(p.plugin_config[4])->bind_timeout_seconds, 30);
   EXPECT_EQ(*ArgsAs<DefaultPreemptionArgs>(p.plugin_config[5]), (DefaultPreemptionArgs{20, 50}));
-  EXPECT_NE(ArgsAs<RawArgs>(p.plugin_config[7]), nullptr);
+  EXPECT_EQ(*ArgsAs<DynamicResourcesArgs>(p.plugin_config[7]), (DynamicResourcesArgs{0s, 150s}));
+  EXPECT_NE(ArgsAs<RawArgs>(p.plugin_config[8]), nullptr);
   // Defaults do not add a second config for a configured plugin.
-  EXPECT_EQ(p.plugin_config.size(), 8u);
+  EXPECT_EQ(p.plugin_config.size(), 9u);
   EXPECT_TRUE(ValidateConfig(*cfg).ok()) << ValidateConfig(*cfg).ToString();
 }
 
@@ -206,6 +213,22 @@ TEST(LoadTest, DecodingErrors) {
       {"unknown args field", "profiles:\n- pluginConfig:\n  - name: DefaultPreemption\n    args: {foo: 1}\n",
        "decoding .profiles[0].pluginConfig[0]: decoding args for plugin DefaultPreemption: strict decoding error: "
        "unknown field \"foo\""},
+      {"unknown DynamicResources args field",
+       "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args: {filterTimeout: 1s, timeout: 1s}\n",
+       "decoding .profiles[0].pluginConfig[0]: decoding args for plugin DynamicResources: strict decoding error: "
+       "unknown field \"timeout\""},
+      {"DynamicResources args kind",
+       "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args: {kind: VolumeBindingArgs}\n",
+       "decoding .profiles[0].pluginConfig[0]: args for plugin DynamicResources were not of type "
+       "DynamicResourcesArgs.kubescheduler.config.k8s.io, got VolumeBindingArgs.kubescheduler.config.k8s.io"},
+      {"number for filterTimeout",
+       "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args: {filterTimeout: 10}\n",
+       "decoding .profiles[0].pluginConfig[0]: decoding args for plugin DynamicResources: cannot unmarshal number "
+       "\"10\" into \"filterTimeout\" of type duration string such as \"15s\" (line 6, column 27)"},
+      {"bad bindingTimeout",
+       "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args: {bindingTimeout: 10 minutes}\n",
+       "decoding .profiles[0].pluginConfig[0]: decoding args for plugin DynamicResources: decoding "
+       "\"bindingTimeout\": time: unknown unit \" minutes\" in duration \"10 minutes\" (line 6, column 28)"},
       {"wrong args kind",
        "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args: {kind: InterPodAffinityArgs}\n",
        "decoding .profiles[0].pluginConfig[0]: args for plugin VolumeBinding were not of type "
@@ -305,6 +328,7 @@ TEST(LoadTest, EncodeRoundTrips) {
       "  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n"
       "          nodeSelectorTerms: [{matchExpressions: [{key: k, operator: Exists}]}]\n"
       "- schedulerName: 'yes'\n",
+      "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args: {filterTimeout: 0s, bindingTimeout: 1h2m3.5s}\n",
   };
   for (std::string_view body : bodies) {
     auto cfg = Load(body);
@@ -327,7 +351,13 @@ TEST(LoadTest, EncodedDefaultsLookLikeUpstream) {
                                 "parallelism: 16\npercentageOfNodesToScore: 0\npodInitialBackoffSeconds: 1\n",
                                 "- name: TaintToleration\n            weight: 3\n",
                                 "filter: {}\n", "schedulerName: default-scheduler\n",
-                                "kind: DefaultPreemptionArgs\n          minCandidateNodesAbsolute: 100\n"}) {
+                                "kind: DefaultPreemptionArgs\n          minCandidateNodesAbsolute: 100\n",
+                                "- args:\n          apiVersion: kubescheduler.config.k8s.io/v1\n"
+                                "          bindingTimeout: 10m0s\n          filterTimeout: 10s\n"
+                                "          kind: DynamicResourcesArgs\n        name: DynamicResources\n",
+                                "- name: InterPodAffinity\n            weight: 2\n"
+                                "          - name: DynamicResources\n            weight: 0\n"
+                                "          - name: DefaultPreemption\n"}) {
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n---\n" << text;
   }
 }
@@ -392,7 +422,7 @@ TEST(SampleFilesTest, LoadAndValidate) {
   ASSERT_TRUE(eff.ok());
   EXPECT_TRUE(eff->at(ExtensionPoint::kScore).empty());
   EXPECT_TRUE(eff->at(ExtensionPoint::kPreScore).empty());
-  EXPECT_EQ(eff->at(ExtensionPoint::kFilter).size(), 12u);
+  EXPECT_EQ(eff->at(ExtensionPoint::kFilter).size(), 13u);
 }
 
 }  // namespace

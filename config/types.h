@@ -105,6 +105,16 @@ struct DefaultPreemptionArgs {
   bool operator==(const DefaultPreemptionArgs&) const = default;
 };
 
+// Upstream defaults each field only while its feature gates are on (filterTimeout:
+// DRASchedulerFilterTimeout; bindingTimeout: DRADeviceBindingConditions and
+// DRAResourceClaimDeviceStatus). All three are on by default in kube-scheduler 1.36, so
+// both are set here, as its --write-config-to prints them.
+struct DynamicResourcesArgs {
+  Duration filter_timeout = std::chrono::seconds(10);  // 0 disables the Filter time limit
+  Duration binding_timeout = std::chrono::minutes(10);  // PreBind's wait for binding conditions
+  bool operator==(const DynamicResourcesArgs&) const = default;
+};
+
 struct InterPodAffinityArgs {
   int32_t hard_pod_affinity_weight = 1;
   bool ignore_preferred_terms_of_existing_pods = false;
@@ -198,8 +208,8 @@ struct RawArgs {
   bool operator==(const RawArgs&) const = default;
 };
 
-using PluginArgs = std::variant<std::monostate, DefaultPreemptionArgs, InterPodAffinityArgs, NodeAffinityArgs,
-                                NodeResourcesBalancedAllocationArgs, NodeResourcesFitArgs,
+using PluginArgs = std::variant<std::monostate, DefaultPreemptionArgs, DynamicResourcesArgs, InterPodAffinityArgs,
+                                NodeAffinityArgs, NodeResourcesBalancedAllocationArgs, NodeResourcesFitArgs,
                                 PodTopologySpreadArgs, VolumeBindingArgs, RawArgs>;
 
 struct PluginConfig {

@@ -170,6 +170,7 @@ Errors ValidateArgs(const std::string& path, const PluginArgs& args) {
       [&](const auto& a) -> Errors {
         using T = std::decay_t<decltype(a)>;
         if constexpr (std::is_same_v<T, DefaultPreemptionArgs>) return ValidateDefaultPreemptionArgs(path, a);
+        else if constexpr (std::is_same_v<T, DynamicResourcesArgs>) return ValidateDynamicResourcesArgs(path, a);
         else if constexpr (std::is_same_v<T, InterPodAffinityArgs>) return ValidateInterPodAffinityArgs(path, a);
         else if constexpr (std::is_same_v<T, NodeAffinityArgs>) return ValidateNodeAffinityArgs(path, a);
         else if constexpr (std::is_same_v<T, NodeResourcesBalancedAllocationArgs>) {
@@ -262,6 +263,19 @@ std::vector<std::string> ValidateDefaultPreemptionArgs(const std::string& path, 
   if (a.min_candidate_nodes_percentage == 0 && a.min_candidate_nodes_absolute == 0) {
     errs.push_back(FieldInvalid(pct, 0, "cannot be zero at the same time as minCandidateNodesAbsolute"));
     errs.push_back(FieldInvalid(abs, 0, "cannot be zero at the same time as minCandidateNodesPercentage"));
+  }
+  return errs;
+}
+
+std::vector<std::string> ValidateDynamicResourcesArgs(const std::string& path, const DynamicResourcesArgs& a) {
+  Errors errs;
+  // The value prints as metav1.Duration's String(), unquoted: "Invalid value: -1s".
+  if (a.filter_timeout < Duration::zero()) {
+    errs.push_back(FieldInvalid(path + ".filterTimeout", FormatGoDuration(a.filter_timeout), "must be zero or positive"));
+  }
+  if (a.binding_timeout < std::chrono::seconds(1)) {
+    errs.push_back(
+        FieldInvalid(path + ".bindingTimeout", FormatGoDuration(a.binding_timeout), "must be at least 1 second"));
   }
   return errs;
 }

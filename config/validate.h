@@ -20,6 +20,9 @@ Status ValidateConfig(const KubeSchedulerConfiguration& cfg);
 // Plugin args checks (also used by plugins that build from args). `path` is the args field
 // path, e.g. "profiles[0].pluginConfig[1].args".
 std::vector<std::string> ValidateDefaultPreemptionArgs(const std::string& path, const DefaultPreemptionArgs& a);
+// As upstream with its 1.36 default gates on (DRASchedulerFilterTimeout,
+// DRADeviceBindingConditions, DRAResourceClaimDeviceStatus).
+std::vector<std::string> ValidateDynamicResourcesArgs(const std::string& path, const DynamicResourcesArgs& a);
 std::vector<std::string> ValidateInterPodAffinityArgs(const std::string& path, const InterPodAffinityArgs& a);
 std::vector<std::string> ValidateNodeAffinityArgs(const std::string& path, const NodeAffinityArgs& a);
 std::vector<std::string> ValidateNodeResourcesBalancedAllocationArgs(const std::string& path,

@@ -86,6 +86,21 @@ TEST(ValidateTest, UpstreamMessages) {
       {"bind timeout", "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args: {bindTimeoutSeconds: -1}\n",
        "profiles[0].pluginConfig[0].args.bindTimeoutSeconds: Invalid value: -1: invalid BindTimeoutSeconds, should "
        "not be a negative value"},
+      {"dra filter timeout negative",
+       "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args: {filterTimeout: -1s}\n",
+       "profiles[0].pluginConfig[0].args.filterTimeout: Invalid value: -1s: must be zero or positive"},
+      {"dra filter timeout zero disables it",
+       "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args: {filterTimeout: 0s}\n", ""},
+      {"dra binding timeout below a second",
+       "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args: {bindingTimeout: 999ms}\n",
+       "profiles[0].pluginConfig[0].args.bindingTimeout: Invalid value: 999ms: must be at least 1 second"},
+      {"dra binding timeout of one second",
+       "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args: {bindingTimeout: 1s}\n", ""},
+      {"dra both",
+       "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args: {filterTimeout: -1m30s, "
+       "bindingTimeout: 0s}\n",
+       "[profiles[0].pluginConfig[0].args.filterTimeout: Invalid value: -1m30s: must be zero or positive, "
+       "profiles[0].pluginConfig[0].args.bindingTimeout: Invalid value: 0s: must be at least 1 second]"},
       {"scoring type", "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args: {scoringStrategy: {type: Foo}}\n",
        "profiles[0].pluginConfig[0].args.scoringStrategy.type: Unsupported value: \"Foo\": supported values: "
        "\"LeastAllocated\", \"MostAllocated\", \"RequestedToCapacityRatio\""},

@@ -218,7 +218,8 @@ ClusterListers::ClusterListers(client::ApiClient& client, const InformerOptions&
       controllers_(client, "/api/v1/replicationcontrollers", options),
       replica_sets_(client, "/apis/apps/v1/replicasets", options),
       stateful_sets_(client, "/apis/apps/v1/statefulsets", options),
-      storage_(client, options) {
+      storage_(client, options),
+      resources_(client, options) {
   namespaces_.AddHandler(&namespace_feeder_);
   services_.AddHandler(&service_feeder_);
   controllers_.AddHandler(&controller_feeder_);
@@ -235,6 +236,7 @@ void ClusterListers::Start() {
     budgets_ = std::make_unique<DisruptionBudgetInformer>(client_, std::move(*path), options_);
     budgets_->AddHandler(&budget_feeder_);
   }
+  const bool serves_resources = ServesResourceV1(client_, retry);
   // Published before any informer starts: one that has synced implies started_.
   started_.store(true, std::memory_order_release);
   namespaces_.Start();
@@ -244,6 +246,7 @@ void ClusterListers::Start() {
   stateful_sets_.Start();
   if (budgets_) budgets_->Start();
   storage_.Start();
+  resources_.Start(serves_resources);
 }
 
 void ClusterListers::Stop() {
@@ -254,12 +257,13 @@ void ClusterListers::Stop() {
   stateful_sets_.Stop();
   if (started_.load(std::memory_order_acquire) && budgets_) budgets_->Stop();
   storage_.Stop();
+  if (started_.load(std::memory_order_acquire)) resources_.Stop();
 }
 
 bool ClusterListers::HasSynced() const {
   return started_.load(std::memory_order_acquire) && namespaces_.HasSynced() && services_.HasSynced() &&
          controllers_.HasSynced() && replica_sets_.HasSynced() && stateful_sets_.HasSynced() &&
-         (!budgets_ || budgets_->HasSynced()) && storage_.HasSynced();
+         (!budgets_ || budgets_->HasSynced()) && storage_.HasSynced() && resources_.HasSynced();
 }
 
 Status ClusterListers::SyncStatus() const {
@@ -275,7 +279,8 @@ Status ClusterListers::SyncStatus() const {
   if (budgets_) {
     if (Status s = SyncStatusOf(*budgets_); !s.ok()) return s;
   }
-  return storage_.SyncStatus();
+  if (Status s = storage_.SyncStatus(); !s.ok()) return s;
+  return resources_.SyncStatus();
 }
 
 bool ClusterListers::WaitForSync(std::chrono::milliseconds timeout) const {
@@ -284,7 +289,8 @@ bool ClusterListers::WaitForSync(std::chrono::milliseconds timeout) const {
   return namespaces_.WaitForSync(TimeLeft(deadline)) && services_.WaitForSync(TimeLeft(deadline)) &&
          controllers_.WaitForSync(TimeLeft(deadline)) && replica_sets_.WaitForSync(TimeLeft(deadline)) &&
          stateful_sets_.WaitForSync(TimeLeft(deadline)) && started_.load(std::memory_order_acquire) &&
-         (!budgets_ || budgets_->WaitForSync(TimeLeft(deadline))) && storage_.WaitForSync(TimeLeft(deadline));
+         (!budgets_ || budgets_->WaitForSync(TimeLeft(deadline))) && storage_.WaitForSync(TimeLeft(deadline)) &&
+         resources_.WaitForSync(TimeLeft(deadline));
 }
 
 }  // namespace ksched::informers

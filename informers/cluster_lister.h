@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "informers/informer.h"
+#include "informers/resource_lister.h"
 #include "informers/storage_lister.h"
 #include "pkg/api/cluster_lister.h"
 #include "pkg/api/selector.h"
@@ -128,7 +129,8 @@ class ClusterListers final : public api::ClusterLister {
   ClusterListers(const ClusterListers&) = delete;
   ClusterListers& operator=(const ClusterListers&) = delete;
 
-  // Starts the informers, the PodDisruptionBudget one after discovery (blocking on one GET).
+  // Starts the informers, the PodDisruptionBudget and resource.k8s.io ones after
+  // discovery (blocking on one GET each).
   void Start();
   void Stop();
   // True once Start() has returned and every informer it started has delivered its first
@@ -165,8 +167,24 @@ class ClusterListers final : public api::ClusterLister {
   api::CSINodePtr CSINodeNamed(std::string_view name) const override { return storage_.CSINodeNamed(name); }
   api::CSIDriverPtr CSIDriverNamed(std::string_view name) const override { return storage_.CSIDriverNamed(name); }
 
+  bool ServesDynamicResources() const override { return resources_.served(); }
+  api::DeviceClassPtr DeviceClassNamed(std::string_view name) const override {
+    return resources_.DeviceClassNamed(name);
+  }
+  api::ResourceClaimPtr ResourceClaimNamed(std::string_view ns, std::string_view name) const override {
+    return resources_.ResourceClaimNamed(ns, name);
+  }
+  std::shared_ptr<const api::ResourceSliceList> ResourceSlices() const override { return resources_.ResourceSlices(); }
+  bool DeviceAllocated(const api::DeviceId& id) const override { return resources_.DeviceAllocated(id); }
+  uint64_t AllocatedDevicesVersion() const override { return resources_.AllocatedDevicesVersion(); }
+  void ForEachAllocatedDevice(const std::function<void(const api::DeviceId&)>& fn) const override {
+    resources_.ForEachAllocatedDevice(fn);
+  }
+
   // The storage informers, for the scheduler's event handlers (add them before Start()).
   StorageListers& storage() { return storage_; }
+  // The resource.k8s.io informers, likewise; they run only when discovery finds the group.
+  ResourceListers& resources() { return resources_; }
 
  private:
   // Declared before the informers, whose threads feed them: destroyed after they stop.
@@ -191,6 +209,7 @@ class ClusterListers final : public api::ClusterLister {
   mutable Mutex discovery_mu_;
   Status discovery_error_ GUARDED_BY(discovery_mu_);  // the last failed discovery while Start() retries
   StorageListers storage_;
+  ResourceListers resources_;
 };
 
 }  // namespace ksched::informers

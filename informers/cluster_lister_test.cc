@@ -533,6 +533,21 @@ TEST(ClusterListersTest, ListsEveryResourceAndAnswersFromThem) {
        List("CSINodeList", R"({"metadata":{"name":"n1"},"spec":{"drivers":[{"name":"d","allocatable":{"count":2}}]}})")},
       {"/apis/storage.k8s.io/v1/csidrivers",
        List("CSIDriverList", R"({"metadata":{"name":"d"},"spec":{"attachRequired":false}})")},
+      // resource.k8s.io/v1, found by discovery: DynamicResources' objects.
+      {"/apis/resource.k8s.io",
+       R"({"kind":"APIGroup","name":"resource.k8s.io","versions":[{"groupVersion":"resource.k8s.io/v1","version":"v1"}]})"},
+      {"/apis/resource.k8s.io/v1/deviceclasses",
+       List("DeviceClassList",
+            R"({"metadata":{"name":"gpu"},"spec":{"selectors":[{"cel":{"expression":"device.driver == \"d\""}}]}})")},
+      {"/apis/resource.k8s.io/v1/resourceslices",
+       List("ResourceSliceList",
+            R"({"metadata":{"name":"n1-d"},"spec":{"driver":"d","nodeName":"n1","pool":{"name":"n1","generation":1,)"
+            R"("resourceSliceCount":1},"devices":[{"name":"gpu-0"},{"name":"gpu-1"}]}})")},
+      {"/apis/resource.k8s.io/v1/resourceclaims",
+       List("ResourceClaimList",
+            R"({"metadata":{"name":"c","namespace":"shop","uid":"u1"},"spec":{"devices":{"requests":[{"name":"r",)"
+            R"("exactly":{"deviceClassName":"gpu"}}]}},"status":{"allocation":{"devices":{"results":[{"request":"r",)"
+            R"("driver":"d","pool":"n1","device":"gpu-1"}]}}}})")},
   };
   FakeApiServer server([&](const HttpRequest& req, ResponseWriter& w) {
     if (req.query.count("watch")) {
@@ -580,6 +595,15 @@ TEST(ClusterListersTest, ListsEveryResourceAndAnswersFromThem) {
   EXPECT_EQ(listers.CSINodeNamed("n1")->drivers.at(0).allocatable_count, 2);
   ASSERT_NE(listers.CSIDriverNamed("d"), nullptr);
   EXPECT_FALSE(listers.CSIDriverNamed("d")->attach_required);
+  EXPECT_TRUE(listers.ServesDynamicResources());
+  ASSERT_NE(listers.DeviceClassNamed("gpu"), nullptr);
+  ASSERT_NE(listers.ResourceClaimNamed("shop", "c"), nullptr);
+  auto slices = listers.ResourceSlices();
+  ASSERT_NE(slices, nullptr);
+  ASSERT_EQ(slices->slices.size(), 1u);
+  EXPECT_EQ(slices->slices[0]->devices.size(), 2u);
+  EXPECT_TRUE(listers.DeviceAllocated({"d", "n1", "gpu-1"}));
+  EXPECT_FALSE(listers.DeviceAllocated({"d", "n1", "gpu-0"}));
   listers.Stop();
   server.Stop();
   std::set<std::string> listed;

@@ -105,6 +105,37 @@ struct Codec<api::CSIDriver> {
   static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeCSIDriverWatchEvent(p, t); }
 };
 
+template <>
+struct Codec<api::DeviceClass> {
+  static constexpr const char* kKind = "deviceclasses";
+  static constexpr const char* kThread = "informer-dclass";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeDeviceClassList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeDeviceClassWatchEvent(p, t); }
+};
+template <>
+struct Codec<api::ResourceSlice> {
+  static constexpr const char* kKind = "resourceslices";
+  static constexpr const char* kThread = "informer-slice";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeResourceSliceList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeResourceSliceWatchEvent(p, t); }
+};
+template <>
+struct Codec<api::ResourceClaim> {
+  static constexpr const char* kKind = "resourceclaims";
+  static constexpr const char* kThread = "informer-rclaim";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeResourceClaimList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodeResourceClaimWatchEvent(p, t); }
+};
+template <>
+struct Codec<api::ResourceClaimTemplate> {
+  static constexpr const char* kKind = "resourceclaimtemplates";
+  static constexpr const char* kThread = "informer-rctmpl";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodeResourceClaimTemplateList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) {
+    return api::DecodeResourceClaimTemplateWatchEvent(p, t);
+  }
+};
+
 // A server (or a lagging apiserver replica) that has not yet seen the RV we asked for
 // answers 504 "Too large resource version". client-go's isTooLargeResourceVersionError
 // then relists from etcd (RV "") rather than retry an RV that may never arrive there.
@@ -665,5 +696,9 @@ template class Informer<api::PersistentVolume>;
 template class Informer<api::StorageClass>;
 template class Informer<api::CSINode>;
 template class Informer<api::CSIDriver>;
+template class Informer<api::DeviceClass>;
+template class Informer<api::ResourceSlice>;
+template class Informer<api::ResourceClaim>;
+template class Informer<api::ResourceClaimTemplate>;
 
 }  // namespace ksched::informers

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "pkg/client/api_client.h"
+#include "pkg/api/resource.h"
 #include "pkg/api/storage.h"
 #include "pkg/api/types.h"
 #include "pkg/api/workloads.h"
@@ -185,6 +186,16 @@ using VolumeInformer = Informer<api::PersistentVolume>;
 using StorageClassInformer = Informer<api::StorageClass>;
 using CSINodeInformer = Informer<api::CSINode>;
 using CSIDriverInformer = Informer<api::CSIDriver>;
+// The objects of dynamic resource allocation, for the DynamicResources plugin; their
+// collections are the kDeviceClassesPath... below.
+using DeviceClassInformer = Informer<api::DeviceClass>;
+using ResourceSliceInformer = Informer<api::ResourceSlice>;
+using ResourceClaimInformer = Informer<api::ResourceClaim>;  // ClaimInformer is the PVCs'
+using ResourceClaimTemplateInformer = Informer<api::ResourceClaimTemplate>;
+inline constexpr char kDeviceClassesPath[] = "/apis/resource.k8s.io/v1/deviceclasses";
+inline constexpr char kResourceSlicesPath[] = "/apis/resource.k8s.io/v1/resourceslices";
+inline constexpr char kResourceClaimsPath[] = "/apis/resource.k8s.io/v1/resourceclaims";
+inline constexpr char kResourceClaimTemplatesPath[] = "/apis/resource.k8s.io/v1/resourceclaimtemplates";
 // Field selector for pods a scheduler cares about (non-terminal ones).
 inline constexpr char kNonTerminalPodsSelector[] = "status.phase!=Succeeded,status.phase!=Failed";
 

@@ -13,6 +13,12 @@
 // and checks the placement of the last run (violations), so a figure that came from a
 // profile without InterPodAffinity / PodTopologySpread shows for what it is.
 //
+// dra: --dra-nodes nodes (1,000), each publishing a ResourceSlice of 8 GPUs, and
+// --dra-pods pods (5,000) each with a ResourceClaim of one device picked by a CEL
+// selector (class "gpu": device.driver == ..., request: attributes model == "A100");
+// target >= 5,000 pods/s. The check: every pod placed, every allocated device distinct
+// (the DynamicResources plugin's in-flight allocations after the run).
+//
 // A fourth figure, preemption, is the first pass of the e2e bench's preemption workload
 // (upstream scheduler_perf's PreemptionBasic): --preemption-nodes nodes (500) each full
 // with four 900m low-priority pods, then as many 3000m pods at priority 10. Each attempt
@@ -25,7 +31,8 @@
 // the unit tests' (defaultpreemption, framework_run).
 //
 //   bench_algorithm [--nodes N] [--pods N] [--runs N] [--parallelism N] [--wake-after-us N]
-//                   [--preemption-nodes N] [--only basic|anti-affinity|spread|replicaset|preemption]
+//                   [--preemption-nodes N] [--dra-nodes N] [--dra-pods N]
+//                   [--only basic|anti-affinity|spread|replicaset|preemption|dra]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -43,6 +50,7 @@
 #include "config/defaults.h"
 #include "config/types.h"
 #include "pkg/cache/cache.h"
+#include "pkg/framework/plugins/dynamicresources/dynamic_resources.h"
 #include "pkg/framework/registry.h"
 #include "pkg/framework/runtime/framework.h"
 #include "pkg/framework/runtime/parallelizer.h"
@@ -156,13 +164,16 @@ struct RunResult {
   double pods_per_second = 0;
   int unschedulable = 0;
   std::map<std::string, std::string> host_of_pod;  // pod name -> node
+  // DynamicResources' view after the run: claims in flight and distinct devices taken.
+  size_t dra_pending = 0, dra_devices = 0;
 };
 
 // One run: a fresh cache with every node, a fresh framework and queue holding every pod;
 // only the scheduling loop is timed.
 StatusOr<RunResult> RunOnce(const framework::Registry& registry, const config::KubeSchedulerProfile& profile,
                             framework::runtime::Parallelizer& parallelizer, int parallelism,
-                            const std::vector<api::NodePtr>& nodes, const std::vector<api::PodPtr>& pods) {
+                            const std::vector<api::NodePtr>& nodes, const std::vector<api::PodPtr>& pods,
+                            const api::ClusterLister& lister = ReplicaSetLister()) {
   std::unique_ptr<cache::Cache> cache = cache::NewCache();
   for (const api::NodePtr& n : nodes)
     if (auto s = cache->AddNode(n); !s.ok()) return s;
@@ -171,7 +182,7 @@ StatusOr<RunResult> RunOnce(const framework::Registry& registry, const config::K
   fopts.snapshot = &snapshot;
   fopts.parallelizer = &parallelizer;
   fopts.parallelism = parallelism;
-  fopts.lister = &ReplicaSetLister();
+  fopts.lister = &lister;
   auto fwk_or = framework::runtime::NewFramework(registry, profile, fopts);
   if (!fwk_or.ok()) return fwk_or.status();
   Framework& fwk = **fwk_or;
@@ -214,7 +225,72 @@ StatusOr<RunResult> RunOnce(const framework::Registry& registry, const config::K
   q->Close();
   result.pods_per_second = static_cast<double>(pods.size()) / seconds;
   for (const auto& [pod, host] : placed) result.host_of_pod.emplace(pod->metadata.name, host);
+  for (framework::PreEnqueuePlugin* p : fwk.PreEnqueuePlugins()) {
+    if (auto* dra = dynamic_cast<framework::plugins::dynamicresources::DynamicResources*>(p)) {
+      result.dra_pending = dra->tracker().NumPending();
+      result.dra_devices = dra->tracker().NumDevicesInUse();
+    }
+  }
   return result;
+}
+
+// ---- dynamic resources ----
+
+constexpr std::string_view kGpuDriver = "gpu.example.com";
+
+// Nodes as MakeNodes, each with a slice of 8 GPUs; the class and a claim per pod.
+struct DraCluster {
+  testing::FakeClusterLister lister;
+  std::vector<api::NodePtr> nodes;
+  std::vector<api::PodPtr> pods;
+};
+
+std::unique_ptr<DraCluster> MakeDraCluster(int num_nodes, int num_pods) {
+  auto c = std::make_unique<DraCluster>();
+  c->nodes = MakeNodes(num_nodes);
+  api::DeviceClass gpu;
+  gpu.metadata.name = "gpu";
+  gpu.metadata.resource_version = "1";
+  gpu.selectors.push_back({"device.driver == \"" + std::string(kGpuDriver) + "\""});
+  c->lister.Add(std::move(gpu));
+  for (const api::NodePtr& n : c->nodes) {
+    api::ResourceSlice s;
+    s.metadata.name = n->Name() + "-gpus";
+    s.driver = std::string(kGpuDriver);
+    s.pool = {n->Name(), 1, 1};
+    s.nodes.node_name = n->Name();
+    for (int d = 0; d < 8; ++d) {
+      api::Device dev;
+      dev.name = "gpu-" + std::to_string(d);
+      dev.attributes["model"] = api::DeviceAttribute{std::string("A100")};
+      dev.attributes["index"] = api::DeviceAttribute{int64_t{d}};
+      dev.capacity["memory"] = api::DeviceCapacity{*api::Quantity::Parse("80Gi")};
+      s.devices.push_back(std::move(dev));
+    }
+    c->lister.Add(std::move(s));
+  }
+  api::Pod replica = testing::TestPod("default", "", "default-scheduler",
+                                      {{"cpu", api::Quantity::FromMilli(100)}, {"memory", *api::Quantity::Parse("500Mi")}});
+  for (int i = 0; i < num_pods; ++i) {
+    api::ResourceClaim claim;
+    claim.metadata.name = "claim-" + std::to_string(i);
+    claim.metadata.namespace_ = "default";
+    claim.metadata.uid = "claim-uid-" + std::to_string(i);
+    claim.metadata.resource_version = "1";
+    api::DeviceRequest req;
+    req.name = "gpu";
+    req.exactly = api::DeviceSubRequest{};
+    req.exactly->device_class_name = "gpu";
+    req.exactly->selectors.push_back({"device.attributes[\"" + std::string(kGpuDriver) + "\"].model == \"A100\""});
+    claim.spec.requests.push_back(std::move(req));
+    c->lister.Add(std::move(claim));
+    api::Pod p = replica;
+    p.metadata.name = "pod-" + std::to_string(i);
+    p.metadata.uid = "uid-" + std::to_string(i);
+    p.spec.resource_claims.push_back({.name = "gpu", .resource_claim_name = "claim-" + std::to_string(i)});
+    c->pods.push_back(std::make_shared<const api::Pod>(std::move(p)));
+  }
+  return c;
 }
 
 // ---- preemption ----
@@ -459,6 +535,35 @@ int Main(int argc, char** argv) {
                 rates.back(), target, check.c_str());
     std::fflush(stdout);
     failed += enforced && violations > 0;
+  }
+  if (only.empty() || only == "dra") {
+    const int dra_nodes = ParseFlag(argc, argv, "--dra-nodes", 1000);
+    const int dra_pods = ParseFlag(argc, argv, "--dra-pods", 5000);
+    std::unique_ptr<DraCluster> cluster = MakeDraCluster(dra_nodes, dra_pods);
+    std::vector<double> rates;
+    RunResult last;
+    for (int r = 0; r < o.runs; ++r) {
+      auto result = RunOnce(registry, profile, parallelizer, parallelism, cluster->nodes, cluster->pods, cluster->lister);
+      if (!result.ok()) {
+        std::fprintf(stderr, "dra: %s\n", result.status().ToString().c_str());
+        return 1;
+      }
+      rates.push_back(result->pods_per_second);
+      last = std::move(*result);
+    }
+    std::sort(rates.begin(), rates.end());
+    const double median = rates[rates.size() / 2];
+    const size_t placed = last.host_of_pod.size();
+    const bool ok = last.unschedulable == 0 && placed == static_cast<size_t>(dra_pods) && last.dra_pending == placed &&
+                    last.dra_devices == placed;
+    char target[64];
+    std::snprintf(target, sizeof target, ">= 5000 (%s)", median >= 5000 ? "met" : "NOT met");
+    std::printf("%-14s %12.0f %10.0f %10.0f   %-22s %zu of %d pods placed on %d nodes x 8 GPUs, %zu claims "
+                "allocated, %zu distinct devices%s\n",
+                "dra", median, rates.front(), rates.back(), target, placed, dra_pods, dra_nodes, last.dra_pending,
+                last.dra_devices, ok ? "" : " UNEXPECTED");
+    std::fflush(stdout);
+    failed += !ok;
   }
   if (only.empty() || only == "preemption") {
     const std::vector<api::NodePtr> small = MakeNodes(preemption_nodes);

@@ -353,6 +353,7 @@ int Run(const cmd::Flags& flags) {
   pods.AddHandler(&(*sched)->pod_handler());
   nodes.AddHandler(&(*sched)->node_handler());
   (*sched)->WatchStorage(listers.storage());
+  (*sched)->WatchResources(listers.resources());
   sched_ptr = sched->get();
   metrics.SetGoroutinesSource("binding", [&sched_ptr] { return static_cast<int64_t>(sched_ptr.load()->BindsInFlight()); });
 

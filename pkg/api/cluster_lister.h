@@ -5,6 +5,7 @@
 // only the labels and selectors these lookups read.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/resource.h"
 #include "pkg/api/selector.h"
 #include "pkg/api/storage.h"
 #include "pkg/api/types.h"
@@ -61,6 +63,22 @@ class ClusterLister {
   virtual StorageClassPtr StorageClassNamed(std::string_view name) const { return nullptr; }
   virtual CSINodePtr CSINodeNamed(std::string_view name) const { return nullptr; }
   virtual CSIDriverPtr CSIDriverNamed(std::string_view name) const { return nullptr; }
+
+  // ---- dynamic resources (resource.k8s.io/v1), for DynamicResources (upstream: the
+  // DeviceClass, ResourceSlice and ResourceClaim listers) ----
+  // Whether the API server serves resource.k8s.io/v1. Without it nothing can allocate
+  // a claim, and a pod with claims stays unschedulable.
+  virtual bool ServesDynamicResources() const { return false; }
+  virtual DeviceClassPtr DeviceClassNamed(std::string_view name) const { return nullptr; }
+  virtual ResourceClaimPtr ResourceClaimNamed(std::string_view ns, std::string_view name) const { return nullptr; }
+  // Every ResourceSlice; null when there are none.
+  virtual std::shared_ptr<const ResourceSliceList> ResourceSlices() const { return nullptr; }
+  // Whether some claim's status.allocation names the device.
+  virtual bool DeviceAllocated(const DeviceId& id) const { return false; }
+  // Every device some claim's allocation names, and a number that changes whenever that
+  // set does (so a consumer can index the set once per change).
+  virtual uint64_t AllocatedDevicesVersion() const { return 0; }
+  virtual void ForEachAllocatedDevice(const std::function<void(const DeviceId&)>& fn) const {}
 };
 
 // Knows no objects: no namespace labels, no selectors.

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/resource.h"
 #include "pkg/api/storage.h"
 #include "pkg/api/types.h"
 #include "pkg/api/workloads.h"
@@ -119,6 +120,24 @@ StatusOr<WatchEvent<PersistentVolume>> DecodePersistentVolumeWatchEvent(JsonPars
 StatusOr<WatchEvent<StorageClass>> DecodeStorageClassWatchEvent(JsonParser& parser, JsonText json);
 StatusOr<WatchEvent<CSINode>> DecodeCSINodeWatchEvent(JsonParser& parser, JsonText json);
 StatusOr<WatchEvent<CSIDriver>> DecodeCSIDriverWatchEvent(JsonParser& parser, JsonText json);
+// The resource.k8s.io/v1 objects of dynamic resource allocation, reduced to resource.h's
+// fields, with the API server's defaults applied (allocationMode ExactCount, count 1).
+// A version attribute that is not semver 2.0.0, an unknown allocationMode or a quantity
+// that does not parse fails the object, e.g.
+//   resourceslice "s-1": spec.devices[0].attributes.driverVersion.version: "1.2" is not ...
+StatusOr<DeviceClassPtr> DecodeDeviceClass(JsonParser& parser, JsonText json);
+StatusOr<ResourceSlicePtr> DecodeResourceSlice(JsonParser& parser, JsonText json);
+StatusOr<ResourceClaimPtr> DecodeResourceClaim(JsonParser& parser, JsonText json);
+StatusOr<ResourceClaimTemplatePtr> DecodeResourceClaimTemplate(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<DeviceClass>> DecodeDeviceClassList(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<ResourceSlice>> DecodeResourceSliceList(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<ResourceClaim>> DecodeResourceClaimList(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<ResourceClaimTemplate>> DecodeResourceClaimTemplateList(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<DeviceClass>> DecodeDeviceClassWatchEvent(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<ResourceSlice>> DecodeResourceSliceWatchEvent(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<ResourceClaim>> DecodeResourceClaimWatchEvent(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<ResourceClaimTemplate>> DecodeResourceClaimTemplateWatchEvent(JsonParser& parser,
+                                                                                  JsonText json);
 
 // Annotation keys the decoders keep in ObjectMeta::annotations; all others are skipped
 // (see types.h for why). Process-wide, empty by default; replaces the previous list and
@@ -194,5 +213,18 @@ std::string EncodeDeleteOptionsWithUid(std::string_view uid);
 // apiserver. Decoding the output yields an equal object.
 std::string EncodePod(const Pod& pod);
 std::string EncodeNode(const Node& node);
+
+// Dynamic resource allocation (json_encode_resource.cc), with upstream's v1 field names.
+// The JSON object of a claim's status.allocation: devices.results and .config (opaque
+// parameters written back as their JSON text), nodeSelector {"nodeSelectorTerms": [...]}
+// and allocationTimestamp.
+std::string EncodeAllocationResult(const AllocationResult& allocation);
+// A claim's status.reservedFor: a JSON array of consumer references.
+std::string EncodeReservedFor(const std::vector<ResourceClaimConsumerReference>& reserved_for);
+// A whole ResourceClaim (apiVersion resource.k8s.io/v1): metadata, spec and status.
+// Decoding the output yields an equal object. A claim being deleted is written with a
+// placeholder deletionTimestamp (only its presence is kept); the API server ignores
+// deletionTimestamp on create and update.
+std::string EncodeResourceClaim(const ResourceClaim& claim);
 
 }  // namespace ksched::api

@@ -133,24 +133,6 @@ bool DecodeAffinity(od::object& obj, Affinity& a, DecodeError& err) {
   });
 }
 
-bool DecodeToleration(od::value& v, Toleration& t, DecodeError& err) {
-  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
-    if (key == "key") return ReadString(fv, t.key, err);
-    if (key == "operator") {
-      std::string_view op;
-      if (!ReadStringView(fv, op, err)) return false;
-      // The last "operator" wins, as in Go's decoder: both flags are set from it.
-      t.op_exists = op == "Exists";
-      t.op_unknown = !t.op_exists && op != "Equal" && !op.empty();  // from a newer API: tolerates nothing
-      return true;
-    }
-    if (key == "value") return ReadString(fv, t.value, err);
-    if (key == "effect") return DecodeTaintEffect(fv, t.effect, err);
-    if (key == "tolerationSeconds") return ReadOptInt64(fv, t.toleration_seconds, err);
-    return true;
-  });
-}
-
 bool ReadInclusionPolicy(od::value& v, std::optional<InclusionPolicy>& out, DecodeError& err) {
   std::string_view s;
   if (!ReadStringView(v, s, err)) return false;
@@ -223,10 +205,19 @@ bool KeepVolume(const Volume& vol) {
   return !vol.pvc_claim_name.empty() || vol.ephemeral || vol.source != VolumeSource{};
 }
 
-// spec.resourceClaims[]: the name is all the scheduler needs until DRA allocates.
-bool DecodePodResourceClaim(od::value& v, std::string& name, DecodeError& err) {
+bool DecodePodResourceClaim(od::value& v, PodResourceClaim& c, DecodeError& err) {
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
-    if (key == "name") return ReadString(fv, name, err);
+    if (key == "name") return ReadString(fv, c.name, err);
+    if (key == "resourceClaimName") return ReadOptString(fv, c.resource_claim_name, err);
+    if (key == "resourceClaimTemplateName") return ReadOptString(fv, c.resource_claim_template_name, err);
+    return true;
+  });
+}
+
+bool DecodePodResourceClaimStatus(od::value& v, PodResourceClaimStatus& c, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "name") return ReadString(fv, c.name, err);
+    if (key == "resourceClaimName") return ReadOptString(fv, c.resource_claim_name, err);
     return true;
   });
 }
@@ -369,6 +360,9 @@ bool DecodePodStatus(od::value& v, PodStatus& s, DecodeError& err) {
       return ReadResourceList(fv, *s.pod_allocated, err);
     }
     if (key == "resources") return ReadOptionalRequests(fv, s.pod_actual, err);
+    if (key == "resourceClaimStatuses") {
+      return ReadArray(fv, s.resource_claim_statuses, err, DecodePodResourceClaimStatus);
+    }
     return true;
   });
 }
@@ -385,6 +379,24 @@ bool DecodePodObject(od::value& v, Pod& pod, DecodeError& err) {
   });
 }
 
+
+bool DecodeToleration(od::value& v, Toleration& t, DecodeError& err) {
+  return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+    if (key == "key") return ReadString(fv, t.key, err);
+    if (key == "operator") {
+      std::string_view op;
+      if (!ReadStringView(fv, op, err)) return false;
+      // The last "operator" wins, as in Go's decoder: both flags are set from it.
+      t.op_exists = op == "Exists";
+      t.op_unknown = !t.op_exists && op != "Equal" && !op.empty();  // from a newer API: tolerates nothing
+      return true;
+    }
+    if (key == "value") return ReadString(fv, t.value, err);
+    if (key == "effect") return DecodeTaintEffect(fv, t.effect, err);
+    if (key == "tolerationSeconds") return ReadOptInt64(fv, t.toleration_seconds, err);
+    return true;
+  });
+}
 
 bool DecodeNodeSelectorTerm(od::value& v, NodeSelectorTerm& t, DecodeError& err) {
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {

@@ -264,7 +264,11 @@ TEST(JsonDecodeTest, DecodesThe136PodFields) {
   EXPECT_EQ(pod.spec.pod_requests, (ResourceList{{"cpu", *Quantity::Parse("2")},
                                                  {"memory", *Quantity::Parse("4Gi")},
                                                  {"ephemeral-storage", *Quantity::Parse("1Gi")}}));
-  EXPECT_EQ(pod.spec.resource_claims, (std::vector<std::string>{"gpu", "shared"}));
+  EXPECT_EQ(pod.spec.resource_claims,
+            (std::vector<PodResourceClaim>{{.name = "gpu", .resource_claim_template_name = "one-gpu"},
+                                           {.name = "shared", .resource_claim_name = "shared-nic"}}));
+  EXPECT_EQ(pod.status.resource_claim_statuses,
+            (std::vector<PodResourceClaimStatus>{{.name = "gpu", .resource_claim_name = "trainer-0-gpu-x7k"}}));
   EXPECT_TRUE(pod.status.resize_infeasible);
   ASSERT_EQ(pod.status.conditions.size(), 1u);  // only PodScheduled is kept
   EXPECT_EQ(pod.status.conditions[0].type, "PodScheduled");
@@ -287,9 +291,34 @@ TEST(JsonDecodeTest, DecodesThe136PodFields) {
   ASSERT_TRUE(old.ok());
   EXPECT_TRUE((*old)->spec.pod_requests.empty());
   EXPECT_TRUE((*old)->spec.resource_claims.empty());
+  EXPECT_TRUE((*old)->status.resource_claim_statuses.empty());
   EXPECT_TRUE((*old)->status.container_resources.empty());
   EXPECT_FALSE((*old)->status.pod_allocated.has_value());
   EXPECT_FALSE((*old)->status.resize_infeasible);
+}
+
+// spec.resourceClaims names a claim or a template; status.resourceClaimStatuses gives the
+// claim made from a template, and a null resourceClaimName means no claim is needed.
+TEST(JsonDecodeTest, PodResourceClaimsAndStatuses) {
+  auto pod = DecodePod(R"({"metadata":{"name":"p","namespace":"ns"},
+    "spec":{"resourceClaims":[{"name":"a","resourceClaimName":"claim-a"},
+                              {"name":"b","resourceClaimTemplateName":"tmpl-b","future":1},
+                              {"name":"c","resourceClaimName":null}]},
+    "status":{"resourceClaimStatuses":[{"name":"b","resourceClaimName":"p-b-x1"},
+                                       {"name":"c","resourceClaimName":null},
+                                       {"name":"d"}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  EXPECT_EQ((*pod)->spec.resource_claims,
+            (std::vector<PodResourceClaim>{{.name = "a", .resource_claim_name = "claim-a"},
+                                           {.name = "b", .resource_claim_template_name = "tmpl-b"},
+                                           {.name = "c"}}));
+  EXPECT_EQ((*pod)->status.resource_claim_statuses,
+            (std::vector<PodResourceClaimStatus>{{"b", "p-b-x1"}, {"c", std::nullopt}, {"d", std::nullopt}}));
+  auto bad = DecodePod(R"({"metadata":{"name":"p","namespace":"ns"},"status":{"resourceClaimStatuses":[{"name":1}]}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(R"(pod "ns/p": status.resourceClaimStatuses[0].name: expected string)"),
+            std::string::npos)
+      << bad.status().message();
 }
 
 TEST(JsonDecodeTest, RetainsOnlyRegisteredAnnotations) {

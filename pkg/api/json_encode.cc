@@ -57,13 +57,6 @@ void WriteSelector(JsonWriter& w, std::string_view key, const std::optional<Labe
   w.EndObject();
 }
 
-void WriteNodeSelectorTerm(JsonWriter& w, const NodeSelectorTerm& t) {
-  w.BeginObject();
-  WriteRequirements(w, "matchExpressions", t.match_expressions);
-  WriteRequirements(w, "matchFields", t.match_fields);
-  w.EndObject();
-}
-
 void WritePodAffinityTerm(JsonWriter& w, const PodAffinityTerm& t) {
   w.BeginObject();
   WriteSelector(w, "labelSelector", t.label_selector);
@@ -160,16 +153,6 @@ void WriteContainer(JsonWriter& w, const Container& c) {
   w.EndObject();
 }
 
-void WriteToleration(JsonWriter& w, const Toleration& t) {
-  w.BeginObject();
-  w.FieldIfSet("key", t.key);
-  w.Field("operator", t.op_unknown ? "Unknown" : t.op_exists ? "Exists" : "Equal");
-  w.FieldIfSet("value", t.value);
-  w.FieldIfSet("effect", TaintEffectName(t.effect));
-  if (t.toleration_seconds) w.IntField("tolerationSeconds", *t.toleration_seconds);
-  w.EndObject();
-}
-
 std::string_view PolicyName(InclusionPolicy p) {
   return p == InclusionPolicy::kHonor ? "Honor" : "Ignore";
 }
@@ -242,9 +225,11 @@ void WritePodSpec(JsonWriter& w, const PodSpec& s) {
   w.ArrayField("initContainers", s.init_containers, [&](const Container& c) { WriteContainer(w, c); });
   w.ResourcesField("overhead", s.overhead);
   if (!s.pod_requests.empty()) WriteRequestsObject(w, "resources", s.pod_requests);
-  w.ArrayField("resourceClaims", s.resource_claims, [&](const std::string& name) {
+  w.ArrayField("resourceClaims", s.resource_claims, [&](const PodResourceClaim& c) {
     w.BeginObject();
-    w.Field("name", name);
+    w.Field("name", c.name);
+    if (c.resource_claim_name) w.Field("resourceClaimName", *c.resource_claim_name);
+    if (c.resource_claim_template_name) w.Field("resourceClaimTemplateName", *c.resource_claim_template_name);
     w.EndObject();
   });
   w.StringMapField("nodeSelector", s.node_selector);
@@ -321,6 +306,23 @@ void WritePodCondition(JsonWriter& w, const PodCondition& c, std::optional<int64
 }
 
 }  // namespace
+
+void WriteNodeSelectorTerm(JsonWriter& w, const NodeSelectorTerm& t) {
+  w.BeginObject();
+  WriteRequirements(w, "matchExpressions", t.match_expressions);
+  WriteRequirements(w, "matchFields", t.match_fields);
+  w.EndObject();
+}
+
+void WriteToleration(JsonWriter& w, const Toleration& t) {
+  w.BeginObject();
+  w.FieldIfSet("key", t.key);
+  w.Field("operator", t.op_unknown ? "Unknown" : t.op_exists ? "Exists" : "Equal");
+  w.FieldIfSet("value", t.value);
+  w.FieldIfSet("effect", TaintEffectName(t.effect));
+  if (t.toleration_seconds) w.IntField("tolerationSeconds", *t.toleration_seconds);
+  w.EndObject();
+}
 
 void AppendJsonString(std::string& out, std::string_view s) { AppendJsonQuoted(out, s); }
 
@@ -458,7 +460,8 @@ std::string EncodePod(const Pod& pod) {
   WritePodSpec(w, pod.spec);
   const PodStatus& s = pod.status;
   if (!s.phase.empty() || !s.conditions.empty() || !s.nominated_node_name.empty() || !s.start_time.empty() ||
-      !s.container_resources.empty() || s.pod_allocated || s.pod_actual || s.resize_infeasible) {
+      !s.container_resources.empty() || s.pod_allocated || s.pod_actual || s.resize_infeasible ||
+      !s.resource_claim_statuses.empty()) {
     w.Key("status");
     w.BeginObject();
     w.FieldIfSet("phase", s.phase);
@@ -486,6 +489,12 @@ std::string EncodePod(const Pod& pod) {
     });
     if (s.pod_allocated) WriteResourceList(w, "allocatedResources", *s.pod_allocated);
     if (s.pod_actual) WriteRequestsObject(w, "resources", *s.pod_actual);
+    w.ArrayField("resourceClaimStatuses", s.resource_claim_statuses, [&](const PodResourceClaimStatus& c) {
+      w.BeginObject();
+      w.Field("name", c.name);
+      if (c.resource_claim_name) w.Field("resourceClaimName", *c.resource_claim_name);
+      w.EndObject();
+    });
     w.EndObject();
   }
   w.EndObject();

@@ -167,7 +167,11 @@ Pod FullPod() {
   // Pod-level resources, DRA claims and in-place resize (a fuzz input once lost the
   // pod's actual resources in the round trip).
   s.pod_requests = {{"cpu", Quantity::FromValue(2)}};
-  s.resource_claims = {"gpu", "nic"};
+  s.resource_claims = {{.name = "gpu", .resource_claim_template_name = "one-gpu"},
+                       {.name = "nic", .resource_claim_name = "shared-nic"},
+                       {.name = "neither"}};
+  p.status.resource_claim_statuses = {{.name = "gpu", .resource_claim_name = "web-0-gpu-x7k"},
+                                      {.name = "unneeded"}};
   p.status.container_resources = {
       {.name = "app", .allocated = ResourceList{{"cpu", Quantity::FromValue(1)}}, .actual = ResourceList{}},
       {.name = "side", .actual = ResourceList{{"memory", Quantity::FromValue(1LL << 20)}}}};

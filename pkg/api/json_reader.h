@@ -222,6 +222,8 @@ bool DecodeSelectorRequirement(od::value& v, LabelSelectorRequirement& r, Decode
 bool DecodeTaintEffect(od::value& v, TaintEffect& out, DecodeError& err);
 bool DecodeOwnerReference(od::value& v, OwnerReference& r, DecodeError& err);
 bool DecodeNodeSelectorTerm(od::value& v, NodeSelectorTerm& t, DecodeError& err);
+// A pod's toleration, also a DRA claim's device toleration (json_decode_pod.cc).
+bool DecodeToleration(od::value& v, Toleration& t, DecodeError& err);
 // One field of a volume source (a pod's inline volume or a PersistentVolume's spec):
 // `key` is the source's kind ("csi", "gcePersistentDisk", "rbd", ...). Sets `known`
 // false, reading nothing, for kinds VolumeSource does not keep.

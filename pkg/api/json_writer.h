@@ -92,4 +92,9 @@ class JsonWriter {
   bool comma_ = false;
 };
 
+// Values several encoders write (json_encode.cc): a node selector term with its
+// matchExpressions/matchFields, and a toleration (pods' and DRA requests' alike).
+void WriteNodeSelectorTerm(JsonWriter& w, const NodeSelectorTerm& t);
+void WriteToleration(JsonWriter& w, const Toleration& t);
+
 }  // namespace ksched::api

@@ -268,6 +268,23 @@ struct PodCondition {
   bool operator==(const PodCondition&) const = default;
 };
 
+// spec.resourceClaims[]: a DRA claim the pod needs allocated before it can run, named
+// directly or made from a template (exactly one of the two is set in a valid pod).
+struct PodResourceClaim {
+  std::string name;
+  std::optional<std::string> resource_claim_name;
+  std::optional<std::string> resource_claim_template_name;
+  bool operator==(const PodResourceClaim&) const = default;
+};
+
+// status.resourceClaimStatuses[]: the claim the ResourceClaim controller made for a
+// template claim. resource_claim_name nullopt: no claim is needed.
+struct PodResourceClaimStatus {
+  std::string name;
+  std::optional<std::string> resource_claim_name;
+  bool operator==(const PodResourceClaimStatus&) const = default;
+};
+
 struct PodSpec {
   std::string scheduler_name = "default-scheduler";
   std::string node_name;
@@ -286,8 +303,7 @@ struct PodSpec {
   // spec.resources.requests: pod-level resources (on by default since 1.34). For cpu,
   // memory and hugepages-* they replace the containers' sum (upstream PodRequests).
   ResourceList pod_requests;
-  // spec.resourceClaims[].name: DRA claims the pod needs allocated before it can run.
-  std::vector<std::string> resource_claims;
+  std::vector<PodResourceClaim> resource_claims;
   bool operator==(const PodSpec&) const = default;
 };
 
@@ -317,6 +333,7 @@ struct PodStatus {
   std::optional<ResourceList> pod_allocated;
   std::optional<ResourceList> pod_actual;
   bool resize_infeasible = false;
+  std::vector<PodResourceClaimStatus> resource_claim_statuses;
   bool operator==(const PodStatus&) const = default;
 };
 

@@ -22,6 +22,12 @@ std::string_view ResourceName(EventResource resource) {
       return "storage.k8s.io/CSIStorageCapacity";
     case EventResource::kService:
       return "Service";
+    case EventResource::kResourceClaim:
+      return "resource.k8s.io/ResourceClaim";
+    case EventResource::kResourceSlice:
+      return "resource.k8s.io/ResourceSlice";
+    case EventResource::kDeviceClass:
+      return "resource.k8s.io/DeviceClass";
     case EventResource::kWildCard:
       return "*";
   }

@@ -25,6 +25,9 @@ enum class EventResource : uint8_t {
   kCSIDriver,
   kCSIStorageCapacity,
   kService,
+  kResourceClaim,  // resource.k8s.io
+  kResourceSlice,
+  kDeviceClass,
   kWildCard,  // matches every resource
 };
 
@@ -104,6 +107,12 @@ inline constexpr ClusterEvent kCSIStorageCapacityUpdate{EventResource::kCSIStora
 inline constexpr ClusterEvent kServiceAdd{EventResource::kService, kAdd, "ServiceAdd"};
 inline constexpr ClusterEvent kServiceUpdate{EventResource::kService, kUpdate, "ServiceUpdate"};
 inline constexpr ClusterEvent kServiceDelete{EventResource::kService, kDelete, "ServiceDelete"};
+inline constexpr ClusterEvent kResourceClaimAdd{EventResource::kResourceClaim, kAdd, "ResourceClaimAdd"};
+inline constexpr ClusterEvent kResourceClaimUpdate{EventResource::kResourceClaim, kUpdate, "ResourceClaimUpdate"};
+inline constexpr ClusterEvent kResourceSliceAdd{EventResource::kResourceSlice, kAdd, "ResourceSliceAdd"};
+inline constexpr ClusterEvent kResourceSliceUpdate{EventResource::kResourceSlice, kUpdate, "ResourceSliceUpdate"};
+inline constexpr ClusterEvent kDeviceClassAdd{EventResource::kDeviceClass, kAdd, "DeviceClassAdd"};
+inline constexpr ClusterEvent kDeviceClassUpdate{EventResource::kDeviceClass, kUpdate, "DeviceClassUpdate"};
 inline constexpr ClusterEvent kWildCardEvent{EventResource::kWildCard, kAll, "WildCardEvent"};
 inline constexpr ClusterEvent kUnschedulableTimeout{EventResource::kWildCard, kAll, "UnschedulableTimeout"};
 inline constexpr ClusterEvent kForceActivate{EventResource::kWildCard, kAll, "ForceActivate"};

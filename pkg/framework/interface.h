@@ -177,6 +177,22 @@ class VolumeWriter {
                                                              std::string merge_patch) = 0;
 };
 
+// The writes of DynamicResources (implemented by the scheduler with the API client):
+// a claim read back from the server after a conflict, and JSON merge patches of a
+// claim or its status subresource. Blocking; they run on a binding worker (PreBind) or
+// the scheduling thread (PostFilter, Unreserve). A patch that names
+// metadata.resourceVersion fails with a conflict when the claim has changed since
+// (upstream sends whole-object Updates, which check the same).
+class ResourceClaimWriter {
+ public:
+  virtual ~ResourceClaimWriter() = default;
+  // GET /apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaims/{name}.
+  virtual ksched::StatusOr<api::ResourceClaimPtr> GetResourceClaim(std::string_view ns, std::string_view name) = 0;
+  // PATCH .../resourceclaims/{name}, or .../resourceclaims/{name}/status with `status`.
+  virtual ksched::StatusOr<api::ResourceClaimPtr> PatchResourceClaim(std::string_view ns, std::string_view name,
+                                                                     std::string merge_patch, bool status) = 0;
+};
+
 // What the framework gives plugins.
 class Handle {
  public:
@@ -192,6 +208,9 @@ class Handle {
   // PersistentVolume and claim writes for VolumeBinding; null where nothing can write
   // (then VolumeBinding's PreBind fails any pod that needs a write).
   virtual VolumeWriter* Volumes() { return nullptr; }
+  // ResourceClaim writes for DynamicResources; null where nothing can write (then a pod
+  // whose claims need an allocation or a reservation fails PreBind).
+  virtual ResourceClaimWriter* ResourceClaims() { return nullptr; }
   // Requested when the scheduler shuts down: a plugin that waits in the binding cycle
   // (VolumeBinding's PreBind, for the PV controller) stops waiting and fails the pod.
   virtual std::stop_token Stopping() const { return {}; }

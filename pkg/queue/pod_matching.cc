@@ -55,13 +55,17 @@ bool SpecChanged(const api::PodSpec& a, const api::PodSpec& b) {
          a.containers != b.containers || a.init_containers != b.init_containers || a.overhead != b.overhead ||
          !(a.node_selector == b.node_selector) || a.affinity != b.affinity || a.tolerations != b.tolerations ||
          a.topology_spread_constraints != b.topology_spread_constraints ||
-         a.scheduling_gates != b.scheduling_gates || a.volumes != b.volumes;
+         a.scheduling_gates != b.scheduling_gates || a.volumes != b.volumes || a.pod_requests != b.pod_requests ||
+         a.resource_claims != b.resource_claims;
 }
 
 }  // namespace
 
 bool PodSchedulingPropertiesChanged(const api::Pod& old_pod, const api::Pod& new_pod) {
-  return MetadataChanged(old_pod.metadata, new_pod.metadata) || SpecChanged(old_pod.spec, new_pod.spec);
+  // Of the status, only the claims the resourceclaim controller made for the pod count
+  // (upstream keeps status.resourceClaimStatuses in isPodUpdated's comparison).
+  return MetadataChanged(old_pod.metadata, new_pod.metadata) || SpecChanged(old_pod.spec, new_pod.spec) ||
+         old_pod.status.resource_claim_statuses != new_pod.status.resource_claim_statuses;
 }
 
 bool SelectorMatches(const api::LabelSelector& selector, const api::StringMap& labels) {

@@ -6,8 +6,9 @@
 
 namespace ksched::queue {
 
-// True if the update may change the scheduling outcome: anything but status,
-// resourceVersion and generation changed (upstream isPodUpdated).
+// True if the update may change the scheduling outcome: anything but status (except
+// status.resourceClaimStatuses), resourceVersion and generation changed (upstream
+// isPodUpdated).
 bool PodSchedulingPropertiesChanged(const api::Pod& old_pod, const api::Pod& new_pod);
 
 // True if `assigned` satisfies one of `pending`'s required pod affinity terms

@@ -25,6 +25,10 @@ TEST(PodMatchingTest, SchedulingPropertiesChanged) {
       {"gates removed", [](api::Pod& p) { p.spec.scheduling_gates = {"g"}; }, true},
       {"toleration", [](api::Pod& p) { p.spec.tolerations.push_back({}); }, true},
       {"node selector", [](api::Pod& p) { p.spec.node_selector.Set("zone", "a"); }, true},
+      // The resourceclaim controller recording a template's claim: the one status change
+      // that may let a pod waiting for its claims go on.
+      {"claim created", [](api::Pod& p) { p.status.resource_claim_statuses.push_back({"gpu", "p-gpu"}); }, true},
+      {"pod-level resources", [](api::Pod& p) { p.spec.pod_requests.push_back({"cpu", api::Quantity::FromValue(1)}); }, true},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(PodSchedulingPropertiesChanged(*base, *WithChange(base, c.change)), c.changed) << c.name;

@@ -117,6 +117,25 @@ StatusOr<api::PersistentVolumeClaimPtr> ApiWriter::PatchClaim(std::string_view n
                     api::DecodePersistentVolumeClaim);
 }
 
+namespace {
+std::string ResourceClaimPath(std::string_view ns, std::string_view name) {
+  return "/apis/resource.k8s.io/v1/namespaces/" + std::string(ns) + "/resourceclaims/" + std::string(name);
+}
+}  // namespace
+
+StatusOr<api::ResourceClaimPtr> ApiWriter::GetResourceClaim(std::string_view ns, std::string_view name) {
+  auto r = options_.bind_client->Do({.path = ResourceClaimPath(ns, name)});
+  if (!r.ok()) return r.status().WithContext("resourceclaim \"" + std::string(ns) + "/" + std::string(name) + "\"");
+  api::JsonParser parser;
+  return api::DecodeResourceClaim(parser, api::JsonText(r->body));
+}
+
+StatusOr<api::ResourceClaimPtr> ApiWriter::PatchResourceClaim(std::string_view ns, std::string_view name,
+                                                              std::string merge_patch, bool status) {
+  return MergePatch(ResourceClaimPath(ns, name) + (status ? "/status" : ""), std::move(merge_patch),
+                    "resourceclaim \"" + std::string(ns) + "/" + std::string(name) + "\"", api::DecodeResourceClaim);
+}
+
 template <typename T>
 StatusOr<std::shared_ptr<const T>> ApiWriter::MergePatch(std::string path, std::string merge_patch,
                                                          std::string_view what,

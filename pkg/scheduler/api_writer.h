@@ -48,7 +48,7 @@ struct ApiWriterOptions {
   std::function<api::PodPtr(const std::string& key)> pod_lister;
 };
 
-class ApiWriter final : public framework::PodBinder, public framework::VolumeWriter {
+class ApiWriter final : public framework::PodBinder, public framework::VolumeWriter, public framework::ResourceClaimWriter {
  public:
   explicit ApiWriter(ApiWriterOptions options)
       : options_(std::move(options)),
@@ -92,6 +92,12 @@ class ApiWriter final : public framework::PodBinder, public framework::VolumeWri
   StatusOr<api::PersistentVolumePtr> PatchVolume(std::string_view name, std::string merge_patch) override;
   StatusOr<api::PersistentVolumeClaimPtr> PatchClaim(std::string_view ns, std::string_view name,
                                                      std::string merge_patch) override;
+
+  // DynamicResources' writes (resource.k8s.io/v1 ResourceClaims) on the bind client.
+  // Blocking.
+  StatusOr<api::ResourceClaimPtr> GetResourceClaim(std::string_view ns, std::string_view name) override;
+  StatusOr<api::ResourceClaimPtr> PatchResourceClaim(std::string_view ns, std::string_view name,
+                                                     std::string merge_patch, bool status) override;
 
   // An events.k8s.io/v1 Event about `pod` from `scheduler_name`. Asynchronous: it waits
   // in an EventQueue until the status client may take it.

@@ -58,6 +58,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
     fopts.preemptor = s->preemptor_.get();
     fopts.lister = s->options_.cluster_lister;
     fopts.volumes = s->writer_.get();
+    fopts.claims = s->writer_.get();
     fopts.parallelizer = s->parallelizer_.get();
     fopts.parallelism = cfg.parallelism;
     fopts.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;
@@ -127,6 +128,18 @@ void Scheduler::WatchStorage(informers::StorageListers& storage) {
   make(storage_class_handler_, storage.classes(), fw::kStorageClassAdd, fw::kStorageClassUpdate);
   make(csi_node_handler_, storage.csi_nodes(), fw::kCSINodeAdd, fw::kCSINodeUpdate);
   make(csi_driver_handler_, storage.csi_drivers(), fw::kCSIDriverAdd, fw::kCSIDriverUpdate);
+}
+
+void Scheduler::WatchResources(informers::ResourceListers& resources) {
+  namespace fw = framework;
+  auto make = [this]<typename T>(std::unique_ptr<informers::EventHandler<T>>& slot, informers::Informer<T>& informer,
+                                 const fw::ClusterEvent& add, const fw::ClusterEvent& update) {
+    slot = std::make_unique<StorageEventHandler<T>>(*queue_, add, update);
+    informer.AddHandler(slot.get());
+  };
+  make(resource_claim_handler_, resources.claims(), fw::kResourceClaimAdd, fw::kResourceClaimUpdate);
+  make(resource_slice_handler_, resources.slices(), fw::kResourceSliceAdd, fw::kResourceSliceUpdate);
+  make(device_class_handler_, resources.classes(), fw::kDeviceClassAdd, fw::kDeviceClassUpdate);
 }
 
 void Scheduler::Run() {

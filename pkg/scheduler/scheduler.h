@@ -17,6 +17,7 @@
 
 #include "config/types.h"
 #include "informers/informer.h"
+#include "informers/resource_lister.h"
 #include "informers/storage_lister.h"
 #include "pkg/cache/cache.h"
 #include "pkg/cache/snapshot.h"
@@ -99,6 +100,8 @@ class Scheduler {
   // Adds the handlers that turn storage changes into cluster events (before the
   // informers start).
   void WatchStorage(informers::StorageListers& storage);
+  // The same for the resource.k8s.io informers (DynamicResources' events).
+  void WatchResources(informers::ResourceListers& resources);
 
   // Starts the queue's flush loops and the scheduling thread. Call once the informers
   // have synced.
@@ -176,6 +179,9 @@ class Scheduler {
   std::unique_ptr<informers::EventHandler<api::StorageClass>> storage_class_handler_;
   std::unique_ptr<informers::EventHandler<api::CSINode>> csi_node_handler_;
   std::unique_ptr<informers::EventHandler<api::CSIDriver>> csi_driver_handler_;
+  std::unique_ptr<informers::EventHandler<api::ResourceClaim>> resource_claim_handler_;
+  std::unique_ptr<informers::EventHandler<api::ResourceSlice>> resource_slice_handler_;
+  std::unique_ptr<informers::EventHandler<api::DeviceClass>> device_class_handler_;
   std::unique_ptr<explain::DecisionLog> decisions_;
 
   // Owned by the scheduling thread.

@@ -149,6 +149,7 @@ struct StartOptions {
   std::function<bool()> may_bind;
   bool async_client = false;  // the fake answers on its own thread, as a real client's I/O thread
   size_t max_binds_sent = SchedulerOptions{}.max_binds_sent;
+  bool without_dynamic_resources = false;  // the default profile with DynamicResources disabled
 };
 
 class SchedulerTest : public ::testing::Test {
@@ -158,6 +159,10 @@ class SchedulerTest : public ::testing::Test {
     if (options.async_client) api_ = std::make_unique<FakeApiClient>(FakeApiClient::Options{.async = true});
     framework::Registry registry = framework::InTreeRegistry();
     config::KubeSchedulerConfiguration cfg;
+    if (options.without_dynamic_resources) {
+      cfg.profiles.emplace_back();
+      cfg.profiles[0].plugins.multi_point.disabled.push_back({"DynamicResources", 0});
+    }
     config::SetDefaults(cfg);
     if (options.with_plugin) {
       registry[std::string(TestPlugin::kName)] = [knobs = knobs_](const config::PluginArgs&, framework::Handle&)
@@ -451,11 +456,11 @@ TEST_F(SchedulerTest, FitErrorParksThePodUntilANodeThatFitsArrives) {
 // (kube-apiserver 1.20 drops the field, so this runs on the scheduling path with the fake
 // API client.)
 TEST_F(SchedulerTest, PodWithResourceClaimsIsNeverBoundWithoutDynamicResources) {
-  Start();
+  Start({.without_dynamic_resources = true});
   AddNode(Node("n1", "4"));
   auto base = Pod("claims", "uid-claims", "100m");
   auto with_claims = std::make_shared<api::Pod>(*base);
-  with_claims->spec.resource_claims = {"gpu"};
+  with_claims->spec.resource_claims = {{.name = "gpu", .resource_claim_name = "gpu-claim"}};
   AddPod(with_claims);
 
   ScheduleOne();
@@ -479,6 +484,28 @@ TEST_F(SchedulerTest, PodWithResourceClaimsIsNeverBoundWithoutDynamicResources) 
   ASSERT_EQ(pq().PendingCounts().active, 1u);  // retried after the flush
   ScheduleOne();
   EXPECT_TRUE(Binds().empty());
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
+}
+
+// With DynamicResources in the profile but an API server that does not serve
+// resource.k8s.io/v1 (this fixture's lister, like a 1.20 server), there is nothing to
+// allocate from: the pod is rejected at PreFilter with a reason saying so, never bound.
+TEST_F(SchedulerTest, PodWithResourceClaimsIsNeverBoundWithoutTheResourceApi) {
+  Start();
+  AddNode(Node("n1", "4"));
+  auto base = Pod("claims", "uid-claims", "100m");
+  auto with_claims = std::make_shared<api::Pod>(*base);
+  with_claims->spec.resource_claims = {{.name = "gpu", .resource_claim_name = "gpu-claim"}};
+  AddPod(with_claims);
+
+  ScheduleOne();
+  EXPECT_TRUE(Binds().empty());
+  EXPECT_EQ(Where(with_claims), SubQueue::kUnschedulable);
+  auto patches = ConditionPatches("claims");
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_TRUE(Contains(patches[0].body, "the API server does not serve resource.k8s.io/v1: ResourceClaims cannot be allocated"))
+      << patches[0].body;
+  ASSERT_EQ(Events("FailedScheduling", "claims").size(), 1u);
   EXPECT_EQ(sched_->cache().AssumedPodCount(), 0u);
 }
 

@@ -38,6 +38,10 @@ const std::vector<KindInfo>& KindTable() {
       {"StorageClass", "/apis/storage.k8s.io/v1/storageclasses", false},
       {"CSINode", "/apis/storage.k8s.io/v1/csinodes", false},
       {"CSIDriver", "/apis/storage.k8s.io/v1/csidrivers", false},
+      {"DeviceClass", "/apis/resource.k8s.io/v1/deviceclasses", false},
+      {"ResourceSlice", "/apis/resource.k8s.io/v1/resourceslices", false},
+      {"ResourceClaim", "/apis/resource.k8s.io/v1/resourceclaims", true},
+      {"ResourceClaimTemplate", "/apis/resource.k8s.io/v1/resourceclaimtemplates", true},
   };
   return *kinds;
 }
@@ -65,6 +69,11 @@ Status Validate(api::JsonParser& parser, std::string_view kind, const std::strin
       {"StorageClass", of([](api::JsonParser& p, api::JsonText t) { return api::DecodeStorageClass(p, t); })},
       {"CSINode", of([](api::JsonParser& p, api::JsonText t) { return api::DecodeCSINode(p, t); })},
       {"CSIDriver", of([](api::JsonParser& p, api::JsonText t) { return api::DecodeCSIDriver(p, t); })},
+      {"DeviceClass", of([](api::JsonParser& p, api::JsonText t) { return api::DecodeDeviceClass(p, t); })},
+      {"ResourceSlice", of([](api::JsonParser& p, api::JsonText t) { return api::DecodeResourceSlice(p, t); })},
+      {"ResourceClaim", of([](api::JsonParser& p, api::JsonText t) { return api::DecodeResourceClaim(p, t); })},
+      {"ResourceClaimTemplate",
+       of([](api::JsonParser& p, api::JsonText t) { return api::DecodeResourceClaimTemplate(p, t); })},
   };
   auto it = decoders->find(kind);
   return it == decoders->end() ? Status::OK() : it->second(parser, json);

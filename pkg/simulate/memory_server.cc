@@ -245,6 +245,7 @@ Status MemoryApiServer::CreateLocked(Collection& c, std::string_view json) {
   if (!created.ok()) return created.status();
   if (Status s = PutLocked(c, key, std::move(*created), "ADDED"); !s.ok()) return s;
   VolumeControllerLocked(*c.kind, key);
+  ClaimControllerLocked(*c.kind, key, "");
   return Status::OK();
 }
 
@@ -263,7 +264,9 @@ Status MemoryApiServer::DeleteLocked(Collection& c, const std::string& key, std:
     }
   }
   std::string last = it->second;
-  return PutLocked(c, key, std::move(last), "DELETED");
+  if (Status s = PutLocked(c, key, last, "DELETED"); !s.ok()) return s;
+  if (c.kind->kind == "Pod") ClaimControllerLocked(*c.kind, key, last);
+  return Status::OK();
 }
 
 Status MemoryApiServer::PatchLocked(Collection& c, const std::string& key, std::string_view patch, bool check_version) {
@@ -369,6 +372,91 @@ void MemoryApiServer::VolumeControllerLocked(const KindInfo& kind, const std::st
   (void)PatchLocked(claims, key, "{\"spec\":{\"volumeName\":" + JsonQuoted(pv_name) + "}," + bound_claim_patch_tail, false);
 }
 
+void MemoryApiServer::ClaimControllerLocked(const KindInfo& kind, const std::string& key,
+                                            std::string_view deleted_pod) {
+  if (kind.kind != "Pod") return;
+  Collection& claims = CollectionOf(*FindKind("ResourceClaim"));
+  simdjson::dom::parser parser;
+  if (!deleted_pod.empty()) {
+    auto doc = parser.parse(deleted_pod.data(), deleted_pod.size());
+    if (doc.error()) return;
+    const std::string uid = StringField(doc.value(), "metadata.uid");
+    std::vector<std::string> keys;
+    for (const auto& [claim_key, json] : claims.objects) keys.push_back(claim_key);
+    for (const std::string& claim_key : keys) {
+      simdjson::dom::parser claim_parser;
+      auto claim = claim_parser.parse(claims.objects.at(claim_key));
+      if (claim.error()) continue;
+      bool owned = false;
+      if (auto owners = FieldAt(claim.value(), "metadata.ownerReferences"); owners && owners->is_array()) {
+        for (element o : owners->get_array()) owned = owned || StringField(o, "uid") == uid;
+      }
+      if (owned) {
+        (void)DeleteLocked(claims, claim_key, "");
+        continue;
+      }
+      auto reserved = FieldAt(claim.value(), "status.reservedFor");
+      if (!reserved || !reserved->is_array()) continue;
+      std::string rest = "[";
+      bool found = false, first = true;
+      for (element r : reserved->get_array()) {
+        if (StringField(r, "uid") == uid) {
+          found = true;
+          continue;
+        }
+        if (!first) rest += ',';
+        first = false;
+        rest += simdjson::minify(r);
+      }
+      rest += "]";
+      if (!found) continue;
+      // Nobody left: the devices go back (the controller deallocates an unreserved claim).
+      std::string patch = first ? "{\"metadata\":{\"finalizers\":null},\"status\":{\"reservedFor\":null,\"allocation\":null}}"
+                                : "{\"status\":{\"reservedFor\":" + rest + "}}";
+      (void)PatchLocked(claims, claim_key, patch, false);
+    }
+    return;
+  }
+  Collection& pods = CollectionOf(kind);
+  auto it = pods.objects.find(key);
+  if (it == pods.objects.end()) return;
+  auto doc = parser.parse(it->second);
+  if (doc.error()) return;
+  const element pod = doc.value();
+  auto entries = FieldAt(pod, "spec.resourceClaims");
+  if (!entries || !entries->is_array()) return;
+  // A pod already on a node came with its claims (or is not the scheduler's business).
+  if (!StringField(pod, "spec.nodeName").empty()) return;
+  if (FieldAt(pod, "status.resourceClaimStatuses")) return;  // the controller has been here
+  const Collection& templates = CollectionOf(*FindKind("ResourceClaimTemplate"));
+  const std::string ns = StringField(pod, "metadata.namespace");
+  const std::string pod_name = StringField(pod, "metadata.name");
+  std::string statuses;
+  for (element entry : entries->get_array()) {
+    const std::string entry_name = StringField(entry, "name");
+    const std::string template_name = StringField(entry, "resourceClaimTemplateName");
+    if (template_name.empty()) continue;
+    auto tmpl = templates.objects.find(ns + "/" + template_name);
+    if (tmpl == templates.objects.end()) continue;  // the pod waits, as for the controller
+    simdjson::dom::parser tmpl_parser;
+    auto tdoc = tmpl_parser.parse(tmpl->second);
+    if (tdoc.error()) continue;
+    std::string spec = "{}";
+    if (auto s = FieldAt(tdoc.value(), "spec.spec"); s) spec = simdjson::minify(*s);
+    const std::string claim_name = pod_name + "-" + entry_name;
+    std::string claim = "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":" +
+                        JsonQuoted(claim_name) + ",\"namespace\":" + JsonQuoted(ns) +
+                        ",\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"name\":" + JsonQuoted(pod_name) +
+                        ",\"uid\":" + JsonQuoted(StringField(pod, "metadata.uid")) +
+                        ",\"controller\":true,\"blockOwnerDeletion\":true}]},\"spec\":" + spec + "}";
+    if (!claims.objects.contains(ns + "/" + claim_name) && !CreateLocked(claims, claim).ok()) continue;
+    if (!statuses.empty()) statuses += ',';
+    statuses += "{\"name\":" + JsonQuoted(entry_name) + ",\"resourceClaimName\":" + JsonQuoted(claim_name) + "}";
+  }
+  if (statuses.empty()) return;
+  (void)PatchLocked(pods, key, "{\"status\":{\"resourceClaimStatuses\":[" + statuses + "]}}", false);
+}
+
 std::string MemoryApiServer::ListLocked(const Collection& c, std::string_view ns) const {
   std::string out = "{\"kind\":\"" + std::string(c.kind->kind) + "List\",\"apiVersion\":\"" +
                     std::string(ApiVersionOf(c.kind->collection)) + "\",\"metadata\":{\"resourceVersion\":\"" +
@@ -387,6 +475,14 @@ std::string MemoryApiServer::ListLocked(const Collection& c, std::string_view ns
 
 std::pair<long, std::string> MemoryApiServer::Handle(const client::Request& request) {
   std::string_view path = request.path;
+  // The in-memory server serves resource.k8s.io/v1 (the scheduler's informers for it
+  // start only when discovery finds it).
+  if (path == "/apis/resource.k8s.io" || path.starts_with("/apis/resource.k8s.io?")) {
+    return {200,
+            "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",\"name\":\"resource.k8s.io\",\"versions\":[{"
+            "\"groupVersion\":\"resource.k8s.io/v1\",\"version\":\"v1\"}],\"preferredVersion\":{\"groupVersion\":"
+            "\"resource.k8s.io/v1\",\"version\":\"v1\"}}"};
+  }
   if (path == "/apis/policy" || path.starts_with("/apis/policy?")) {
     return {200,
             "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",\"name\":\"policy\",\"versions\":[{\"groupVersion\":"

@@ -93,6 +93,11 @@ class MemoryApiServer final : public client::ApiClient {
   Status PatchLocked(Collection& c, const std::string& key, std::string_view patch, bool check_version);
   // The PV controller's part: after a change to a PersistentVolume or claim.
   void VolumeControllerLocked(const KindInfo& kind, const std::string& key);
+  // The resourceclaim controller, reduced to what scheduling needs: a new pod's claims
+  // from templates (named "<pod>-<entry>", owned by the pod, recorded in the pod's
+  // status.resourceClaimStatuses); a deleted pod's reservations released, a claim left
+  // unreserved deallocated, and the pod's own claims deleted.
+  void ClaimControllerLocked(const KindInfo& kind, const std::string& key, std::string_view deleted_pod);
   std::string ListLocked(const Collection& c, std::string_view query) const;
   void Notify(Collection& c, uint64_t rv, std::string line);
   // Runs `task` on the delivery thread, after the tasks queued before it.

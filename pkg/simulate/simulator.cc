@@ -80,7 +80,10 @@ struct Simulator::Impl {
         pod_tracker(pods),
         node_tracker(nodes),
         claim_tracker(listers.storage().claims()),
-        volume_tracker(listers.storage().volumes()) {}
+        volume_tracker(listers.storage().volumes()),
+        resource_claim_tracker(listers.resources().claims()),
+        slice_tracker(listers.resources().slices()),
+        device_class_tracker(listers.resources().classes()) {}
 
   static informers::InformerOptions WithSelector(informers::InformerOptions o) {
     o.field_selector = informers::kNonTerminalPodsSelector;
@@ -97,6 +100,9 @@ struct Simulator::Impl {
   HandledTracker<api::Node> node_tracker;
   HandledTracker<api::PersistentVolumeClaim> claim_tracker;
   HandledTracker<api::PersistentVolume> volume_tracker;
+  HandledTracker<api::ResourceClaim> resource_claim_tracker;
+  HandledTracker<api::ResourceSlice> slice_tracker;
+  HandledTracker<api::DeviceClass> device_class_tracker;
   std::unique_ptr<scheduler::Scheduler> sched;
 
   std::map<std::string, PriorityClass, std::less<>> priority_classes;
@@ -121,7 +127,7 @@ struct Simulator::Impl {
   Status Start(const ClusterObjects& cluster);
   void Quiesce();
   std::optional<scheduler::AttemptReport> WaitReport(const std::string& uid, const std::string& key,
-                                                     std::chrono::milliseconds timeout, bool* gated);
+                                                     std::chrono::milliseconds timeout, std::string* gated_by);
   StatusOr<PodResult> ScheduleJson(std::string_view json, const std::string& source, bool follow_preemption);
   std::string ExplainOf(const AdmittedPod& pod) const {
     if (!options.explain || sched->decisions() == nullptr) return "";
@@ -215,8 +221,15 @@ Status Simulator::Impl::Start(const ClusterObjects& cluster) {
     if (auto g = FieldAt(doc.value(), "globalDefault"); g && g->is_bool() && bool(*g)) default_priority_class = {o.name, pc};
   }
   // Every object but pending pods; terminal pods hold nothing and are left out, as the
-  // scheduler's pod informer leaves them out.
-  for (const SourceObject& o : cluster.objects) {
+  // scheduler's pod informer leaves them out. Pods come last, so the claim templates
+  // they name exist when they are created.
+  std::vector<const SourceObject*> ordered;
+  for (const SourceObject& o : cluster.objects)
+    if (o.kind->kind != "Pod") ordered.push_back(&o);
+  for (const SourceObject& o : cluster.objects)
+    if (o.kind->kind == "Pod") ordered.push_back(&o);
+  for (const SourceObject* op : ordered) {
+    const SourceObject& o = *op;
     if (o.kind->kind == "PriorityClass") continue;
     std::string json = o.json;
     if (o.kind->kind == "Pod") {
@@ -251,10 +264,14 @@ Status Simulator::Impl::Start(const ClusterObjects& cluster) {
   pods.AddHandler(&sched->pod_handler());
   nodes.AddHandler(&sched->node_handler());
   sched->WatchStorage(listers.storage());
+  sched->WatchResources(listers.resources());
   pods.AddHandler(&pod_tracker);
   nodes.AddHandler(&node_tracker);
   listers.storage().claims().AddHandler(&claim_tracker);
   listers.storage().volumes().AddHandler(&volume_tracker);
+  listers.resources().claims().AddHandler(&resource_claim_tracker);
+  listers.resources().slices().AddHandler(&slice_tracker);
+  listers.resources().classes().AddHandler(&device_class_tracker);
   nodes.Start();
   pods.Start();
   listers.Start();
@@ -267,6 +284,9 @@ Status Simulator::Impl::Start(const ClusterObjects& cluster) {
   node_tracker.Synced();
   claim_tracker.Synced();
   volume_tracker.Synced();
+  resource_claim_tracker.Synced();
+  slice_tracker.Synced();
+  device_class_tracker.Synced();
   server.ForgetHistory();
   sched->Run();
   return Status::OK();
@@ -279,7 +299,10 @@ void Simulator::Impl::Quiesce() {
     return pod_tracker.Handled() >= server.LastChange(*FindKind("Pod")) &&
            node_tracker.Handled() >= server.LastChange(*FindKind("Node")) &&
            claim_tracker.Handled() >= server.LastChange(*FindKind("PersistentVolumeClaim")) &&
-           volume_tracker.Handled() >= server.LastChange(*FindKind("PersistentVolume"));
+           volume_tracker.Handled() >= server.LastChange(*FindKind("PersistentVolume")) &&
+           resource_claim_tracker.Handled() >= server.LastChange(*FindKind("ResourceClaim")) &&
+           slice_tracker.Handled() >= server.LastChange(*FindKind("ResourceSlice")) &&
+           device_class_tracker.Handled() >= server.LastChange(*FindKind("DeviceClass"));
   };
   auto busy_queue = [this] {
     for (const queue::QueuedPodState& st : sched->queue().QueuedPods()) {
@@ -313,7 +336,8 @@ void Simulator::Impl::Quiesce() {
 }
 
 std::optional<scheduler::AttemptReport> Simulator::Impl::WaitReport(const std::string& uid, const std::string& key,
-                                                                    std::chrono::milliseconds timeout, bool* gated) {
+                                                                    std::chrono::milliseconds timeout,
+                                                                    std::string* gated_by) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::unique_lock l(reports_mu);
   for (;;) {
@@ -324,12 +348,25 @@ std::optional<scheduler::AttemptReport> Simulator::Impl::WaitReport(const std::s
       return r;
     }
     if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-    // A pod held back by a PreEnqueue plugin is never attempted: look for it in the queue.
+    // A pod held back by a PreEnqueue plugin is never attempted: look for it in the queue,
+    // once the cluster is at rest (a pod waiting for its claims is let go when the claim
+    // controller's writes arrive).
     l.unlock();
     auto st = sched->queue().QueuedPod(key);
+    if (st && st->queue == "gated") {
+      Quiesce();
+      st = sched->queue().QueuedPod(key);
+    }
     l.lock();
     if (st && st->queue == "gated") {
-      *gated = true;
+      // An attempt may have ended while the cluster came to rest.
+      for (auto it = reports.begin(); it != reports.end(); ++it) {
+        if (it->pod->metadata.uid != uid) continue;
+        scheduler::AttemptReport r = std::move(*it);
+        reports.erase(it);
+        return r;
+      }
+      *gated_by = st->gating_plugin;
       return std::nullopt;
     }
     reports_cv.wait_for(l, std::chrono::milliseconds(5));
@@ -367,13 +404,17 @@ StatusOr<PodResult> Simulator::Impl::ScheduleJson(std::string_view json, const s
     Quiesce();
   };
   for (int attempts = 0;;) {
-    bool gated = false;
-    std::optional<scheduler::AttemptReport> r = WaitReport(pod_uid, pod->Key(), options.settle_timeout, &gated);
+    std::string gated_by;
+    std::optional<scheduler::AttemptReport> r = WaitReport(pod_uid, pod->Key(), options.settle_timeout, &gated_by);
     if (!r) {
-      if (gated) {
+      if (gated_by == "SchedulingGates") {
         std::string names;
         for (const std::string& g : pod->gates) names += (names.empty() ? "" : " ") + g;
         result.reason = "waiting for scheduling gates: [" + names + "]";
+      } else if (!gated_by.empty()) {
+        // Not attempted: a PreEnqueue plugin holds it (DynamicResources: a claim that
+        // does not exist yet, or is being deleted).
+        result.reason = "held back at PreEnqueue by " + gated_by;
       } else {
         result.reason = "neither bound nor rejected within " + std::to_string(options.settle_timeout.count()) + " ms";
       }

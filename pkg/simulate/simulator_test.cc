@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "config/defaults.h"
 
 namespace ksched::simulate {
@@ -242,7 +244,7 @@ spec: {accessModes: [ReadWriteOnce], storageClassName: fast, resources: {request
 }
 
 // Fields the 1.20 test API server drops, so shown here and in `ksched simulate` only.
-TEST(SimulatorTest, PodLevelResourcesAndResizesAreCountedAndClaimsAreRefused) {
+TEST(SimulatorTest, PodLevelResourcesAndResizesAreCounted) {
   const std::string resized = R"(apiVersion: v1
 kind: Pod
 metadata: {name: resizing}
@@ -270,10 +272,74 @@ status:
   ASSERT_TRUE(pod_level.ok());
   EXPECT_FALSE(pod_level->node);
   EXPECT_NE(pod_level->reason.find("2 Insufficient cpu"), std::string::npos) << pod_level->reason;
-  auto claims = sim->Schedule(PodOf(Pod("gpu", "100m", "", "  resourceClaims: [{name: gpu, resourceClaimName: gpu-claim}]\n")));
-  ASSERT_TRUE(claims.ok());
-  EXPECT_FALSE(claims->node);
-  EXPECT_EQ(claims->reason, "pod uses ResourceClaims, which this profile cannot allocate");
+}
+
+// Dynamic resources end to end in memory (the 1.20 test API server serves no
+// resource.k8s.io): the example cluster's pods, scheduled in file order, each seeing the
+// claims the ones before it had written (allocation and reservedFor, through the
+// scheduler's own PreBind and informers).
+TEST(SimulatorTest, DeviceClaimsAreAllocatedReservedAndCounted) {
+  auto cluster = LoadClusterFiles({std::string(KSCHED_EXAMPLES_DIR) + "/dra-cluster.yaml"});
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  auto sim = Simulator::New(*cluster, Defaults());
+  ASSERT_TRUE(sim.ok()) << sim.status().ToString();
+  std::map<std::string, PodResult> by_name;
+  for (PodResult& r : (*sim)->SchedulePending()) by_name[r.name] = std::move(r);
+  ASSERT_EQ(by_name.size(), 6u);
+  // One A100 each from the template: both on gpu-a, the only node with A100s.
+  EXPECT_EQ(NodeOf(by_name["trainer-1"]), "gpu-a");
+  EXPECT_EQ(NodeOf(by_name["trainer-2"]), "gpu-a");
+  // Two T4s on one NUMA node (matchAttribute), with a semver selector.
+  EXPECT_EQ(NodeOf(by_name["pair"]), "gpu-b");
+  // A shared claim: allocated for the first pod, reserved for both, the second pod
+  // following its allocation's node selector.
+  EXPECT_EQ(NodeOf(by_name["infer-1"]), "gpu-b");
+  EXPECT_EQ(NodeOf(by_name["infer-2"]), "gpu-b");
+  // The third A100 claim: both A100s are taken by the claims written before it.
+  EXPECT_FALSE(by_name["trainer-3"].node);
+  // DynamicResources' PostFilter has nothing to deallocate, and preemption cannot help
+  // (the nodes failed as UnschedulableAndUnresolvable).
+  EXPECT_EQ(by_name["trainer-3"].reason,
+            "0/3 nodes are available: 3 cannot allocate all claims. still not schedulable, preemption: 0/3 nodes are "
+            "available: 3 Preemption is not helpful for scheduling..")
+      << by_name["trainer-3"].reason;
+
+  // What a drain of gpu-b does: the pods there are deleted, their claims released (the
+  // claim controller's part), and nothing else offers T4s.
+  auto drained = (*sim)->Drain("gpu-b");
+  ASSERT_TRUE(drained.ok()) << drained.status().ToString();
+  for (const PodResult& r : *drained) {
+    EXPECT_FALSE(r.node) << r.name;
+    EXPECT_EQ(r.reason,
+              "0/3 nodes are available: 1 node(s) were unschedulable, 2 cannot allocate all claims. still not "
+              "schedulable, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling..")
+        << r.name;
+  }
+}
+
+// A pod whose claim names a device class that does not exist is unschedulable with
+// upstream's reason.
+TEST(SimulatorTest, MissingDeviceClassIsReportedAsUpstreamDoes) {
+  const std::string claim = R"(apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: req-1
+      exactly: {deviceClassName: no-such-class}
+---
+)";
+  auto sim = Start(Node("n1", "4") + claim);
+  ASSERT_TRUE(sim);
+  auto r = sim->Schedule(PodOf(Pod("p", "100m", "", "  resourceClaims: [{name: gpu, resourceClaimName: c}]\n")));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->node);
+  // A PreFilter rejection is stated once, as upstream's Diagnosis.PreFilterMsg.
+  EXPECT_EQ(r->reason,
+            "0/1 nodes are available: request req-1: device class no-such-class does not exist. no new claims to "
+            "deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..")
+      << r->reason;
 }
 
 TEST(SimulatorTest, ExplainKeepsTheVerdictOfEachPod) {

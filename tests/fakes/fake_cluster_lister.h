@@ -1,12 +1,14 @@
 // An api::ClusterLister over objects a test sets directly: namespaces with labels, the
 // selectors of Services, ReplicationControllers, ReplicaSets and StatefulSets, with the
 // same selection rules as informers/cluster_lister.h (upstream helper.DefaultSelector),
-// PodDisruptionBudgets, and the storage objects of the volume plugins.
+// PodDisruptionBudgets, the storage objects of the volume plugins and the
+// resource.k8s.io objects of DynamicResources.
 #pragma once
 
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -141,7 +143,70 @@ class FakeClusterLister final : public api::ClusterLister {
   api::CSINodePtr CSINodeNamed(std::string_view name) const override { return Find(csi_nodes, name); }
   api::CSIDriverPtr CSIDriverNamed(std::string_view name) const override { return Find(csi_drivers, name); }
 
+  // ---- resource.k8s.io: objects by key ("ns/name" for claims, the name for the rest).
+  // Call TouchSlices() after changing `slices` so ResourceSlices() hands out a new list;
+  // change `resource_claims` through Add/Put (they keep the allocated-device index).
+  bool serves_dynamic_resources = true;
+  std::map<std::string, api::DeviceClassPtr, std::less<>> device_classes;
+  std::map<std::string, api::ResourceSlicePtr, std::less<>> slices;
+  std::map<std::string, api::ResourceClaimPtr, std::less<>> resource_claims;
+
+  void Add(api::DeviceClass c) {
+    std::string key = c.metadata.name;
+    device_classes[key] = std::make_shared<const api::DeviceClass>(std::move(c));
+  }
+  void Add(api::ResourceSlice s) {
+    std::string key = s.metadata.name;
+    slices[key] = std::make_shared<const api::ResourceSlice>(std::move(s));
+    TouchSlices();
+  }
+  void Add(api::ResourceClaim c) { Put(std::make_shared<const api::ResourceClaim>(std::move(c))); }
+  void Put(api::ResourceClaimPtr c) {
+    api::ResourceClaimPtr& slot = resource_claims[c->Key()];
+    if (slot) Count(*slot, -1);
+    slot = std::move(c);
+    Count(*slot, 1);
+  }
+  void TouchSlices() { slice_list_.reset(); }
+
+  bool ServesDynamicResources() const override { return serves_dynamic_resources; }
+  api::DeviceClassPtr DeviceClassNamed(std::string_view name) const override { return Find(device_classes, name); }
+  api::ResourceClaimPtr ResourceClaimNamed(std::string_view ns, std::string_view name) const override {
+    return Find(resource_claims, std::string(ns) + "/" + std::string(name));
+  }
+  std::shared_ptr<const api::ResourceSliceList> ResourceSlices() const override {
+    if (!slice_list_) {
+      auto list = std::make_shared<api::ResourceSliceList>();
+      list->version = ++slice_version_;
+      for (const auto& [name, s] : slices) list->slices.push_back(s);
+      slice_list_ = std::move(list);
+    }
+    return slice_list_;
+  }
+  bool DeviceAllocated(const api::DeviceId& id) const override { return allocated_.contains(id); }
+  uint64_t AllocatedDevicesVersion() const override { return allocated_version_; }
+  void ForEachAllocatedDevice(const std::function<void(const api::DeviceId&)>& fn) const override {
+    for (const auto& [id, n] : allocated_) fn(id);
+  }
+
  private:
+  mutable std::shared_ptr<const api::ResourceSliceList> slice_list_;
+  std::map<api::DeviceId, int> allocated_;  // devices of the claims' allocations
+
+  uint64_t allocated_version_ = 0;
+
+  void Count(const api::ResourceClaim& c, int delta) {
+    if (!c.allocation) return;
+    ++allocated_version_;
+    for (const auto& r : c.allocation->results) {
+      if (r.admin_access) continue;
+      int& n = allocated_[{r.driver, r.pool, r.device}];
+      n += delta;
+      if (n <= 0) allocated_.erase({r.driver, r.pool, r.device});
+    }
+  }
+  mutable uint64_t slice_version_ = 0;
+
   template <typename M>
   static typename M::mapped_type Find(const M& m, std::string_view key) {
     auto it = m.find(key);

@@ -34,6 +34,8 @@ class FakeHandle final : public framework::Handle, public framework::PodBinder {
   void SetLister(const api::ClusterLister* lister) { lister_ = lister; }
   framework::VolumeWriter* Volumes() override { return volumes_; }
   void SetVolumeWriter(framework::VolumeWriter* writer) { volumes_ = writer; }
+  framework::ResourceClaimWriter* ResourceClaims() override { return claims_; }
+  void SetResourceClaimWriter(framework::ResourceClaimWriter* writer) { claims_ = writer; }
   std::stop_token Stopping() const override { return stopping.get_token(); }
 
   ksched::Status Bind(const api::Pod& pod, std::string_view node_name) override {
@@ -50,6 +52,7 @@ class FakeHandle final : public framework::Handle, public framework::PodBinder {
   const framework::PodNominator* nominator_ = nullptr;
   const api::ClusterLister* lister_ = nullptr;
   framework::VolumeWriter* volumes_ = nullptr;
+  framework::ResourceClaimWriter* claims_ = nullptr;
 };
 
 }  // namespace ksched::testing

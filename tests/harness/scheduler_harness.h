@@ -95,6 +95,7 @@ class SchedulerHarness {
     pods_->AddHandler(&sched_->pod_handler());
     nodes_->AddHandler(&sched_->node_handler());
     sched_->WatchStorage(listers_->storage());
+    sched_->WatchResources(listers_->resources());
     listers_->Start();
     nodes_->Start();
     pods_->Start();

@@ -3,6 +3,7 @@
 
 #include "pkg/framework/plugins/defaultbinder/default_binder.h"
 #include "pkg/framework/plugins/defaultpreemption/default_preemption.h"
+#include "pkg/framework/plugins/dynamicresources/dynamic_resources.h"
 #include "pkg/framework/plugins/imagelocality/image_locality.h"
 #include "pkg/framework/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "pkg/framework/plugins/nodeaffinity/node_affinity.h"
@@ -53,6 +54,7 @@ Registry InTreeRegistry() {
       {std::string(p::nodevolumelimits::CSILimits::kName), p::nodevolumelimits::CSILimits::New},
       {std::string(p::defaultpreemption::DefaultPreemption::kName), p::defaultpreemption::DefaultPreemption::New},
       {std::string(p::volumebinding::VolumeBinding::kName), p::volumebinding::VolumeBinding::New},
+      {std::string(p::dynamicresources::DynamicResources::kName), p::dynamicresources::DynamicResources::New},
       {std::string(p::defaultbinder::DefaultBinder::kName), p::defaultbinder::DefaultBinder::New},
   };
 }

@@ -45,6 +45,7 @@ struct FrameworkOptions {
   // Null: plugins see no namespaces, Services or controllers.
   const api::ClusterLister* lister = nullptr;
   VolumeWriter* volumes = nullptr;  // VolumeBinding's PV and claim writes
+  ResourceClaimWriter* claims = nullptr;  // DynamicResources' ResourceClaim writes
   // Shared by the profiles of one scheduler; null: the framework makes its own pool of
   // `parallelism` threads.
   Parallelizer* parallelizer = nullptr;
@@ -79,6 +80,7 @@ class Framework : public Handle {
   }
   PodPreemptor* Preemptor() override { return options_.preemptor; }
   VolumeWriter* Volumes() override { return options_.volumes; }
+  ResourceClaimWriter* ResourceClaims() override { return options_.claims; }
   std::stop_token Stopping() const override { return stopping_.get_token(); }
   // Shutdown: plugins waiting in the binding cycle give up (see Handle::Stopping).
   void RequestStop() { stopping_.request_stop(); }

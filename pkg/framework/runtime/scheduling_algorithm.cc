@@ -30,7 +30,10 @@ void NotePlugin(const Status& s, FitError& fe) {
 }  // namespace
 
 std::string FitError::Message() const {
-  std::string msg = NodesAvailableMessage(num_all_nodes, diagnosis);
+  // upstream FitError.Error(): a PreFilter rejection is stated once.
+  std::string msg = pre_filter_message.empty()
+                        ? NodesAvailableMessage(num_all_nodes, diagnosis)
+                        : "0/" + std::to_string(num_all_nodes) + " nodes are available: " + pre_filter_message + ".";
   // Upstream appends PostFilter's own message (e.g. preemption's) after the nodes'.
   if (!post_filter_message.empty()) msg += " " + post_filter_message + ".";
   return msg;
@@ -61,6 +64,7 @@ ScheduleOutcome SchedulingAlgorithm::SchedulePod(Framework& fwk, CycleState& sta
     FitError fe;
     fe.num_all_nodes = num_all;
     for (const cache::NodeInfoPtr& n : all) fe.diagnosis.emplace(n->name(), pre_status);
+    fe.pre_filter_message = pre_status.Message();
     NotePlugin(pre_status, fe);
     if (explain_) {
       RejectionSummary::PluginRejections rejection{.plugin = pre_status.plugin(), .pre_filter = true, .nodes = num_all};

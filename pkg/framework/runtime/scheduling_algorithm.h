@@ -85,9 +85,13 @@ struct FitError {
   // What PostFilter said (preemption's "preemption: 0/3 nodes are available: ..."),
   // appended to the message as upstream's Diagnosis.PostFilterMsg.
   std::string post_filter_message;
+  // What a PreFilter rejection said (upstream's Diagnosis.PreFilterMsg): the message
+  // names it once instead of counting it per node.
+  std::string pre_filter_message;
 
   // "0/3 nodes are available: 1 node(s) had untolerated taint {k: v}, 2 Insufficient
-  // cpu." (NodesAvailableMessage), then post_filter_message and ".".
+  // cpu." (NodesAvailableMessage), or "0/3 nodes are available: <pre_filter_message>."
+  // after a PreFilter rejection; then post_filter_message and ".".
   std::string Message() const;
 };
 

@@ -144,7 +144,7 @@ TEST(SchedulePod, PreFilterRejectionAppliesToAllNodes) {
   const FitError& fe = std::get<FitError>(out);
   EXPECT_EQ(fe.diagnosis.size(), 3u);
   EXPECT_THAT(fe.unschedulable_plugins, ElementsAre("PF"));
-  EXPECT_EQ(fe.Message(), "0/3 nodes are available: 3 no claim.");
+  EXPECT_EQ(fe.Message(), "0/3 nodes are available: no claim.");
 }
 
 TEST(SchedulePod, PendingPluginsSeparate) {
