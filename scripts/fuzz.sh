@@ -18,8 +18,9 @@ cd "$ROOT"
 BUILD=${BUILD:-build-fuzz}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-$(nproc)}
-ALL_TARGETS="fuzz_pod_decode fuzz_node_decode fuzz_workloads_decode fuzz_api_status fuzz_lease fuzz_quantity
-  fuzz_selector fuzz_kubeconfig fuzz_base64 fuzz_config_loader fuzz_http_request fuzz_cluster_files"
+ALL_TARGETS="fuzz_pod_decode fuzz_node_decode fuzz_workloads_decode fuzz_resource_decode fuzz_api_status fuzz_lease
+  fuzz_quantity fuzz_selector fuzz_cel fuzz_kubeconfig fuzz_base64 fuzz_config_loader fuzz_http_request
+  fuzz_cluster_files"
 TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
 # ccache hits across clones, as in the Makefile.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
@@ -29,7 +30,7 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT} CCACHE_NOHASHDIR=${CCACHE_NOHASHD
 max_len() {
   case $1 in
     fuzz_quantity) echo 256 ;;
-    fuzz_selector | fuzz_api_status | fuzz_lease | fuzz_base64) echo 4096 ;;
+    fuzz_selector | fuzz_cel | fuzz_api_status | fuzz_lease | fuzz_base64) echo 4096 ;;
     fuzz_config_loader | fuzz_kubeconfig | fuzz_http_request | fuzz_cluster_files) echo 65536 ;;
     *) echo 32768 ;;
   esac
@@ -39,6 +40,7 @@ dict() {
     fuzz_*_decode | fuzz_api_status | fuzz_lease) echo "$ROOT/tests/fuzz/json.dict" ;;
     fuzz_config_loader | fuzz_kubeconfig | fuzz_cluster_files) echo "$ROOT/tests/fuzz/yaml.dict" ;;
     fuzz_http_request) echo "$ROOT/tests/fuzz/http.dict" ;;
+    fuzz_cel) echo "$ROOT/tests/fuzz/cel.dict" ;;
   esac
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -203,6 +204,57 @@ TEST(DeviceSelector, CostLimitAndActualCost) {
   r = (*expensive)->Matches("d", d, 50, &cost);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "operation cancelled: actual cost limit exceeded");
+}
+
+// Expressions fuzz_cel found (or that its findings generalise to) taking the process
+// down before the cost limit could stop them: each must end quickly, within bounded
+// memory, with a result or a cancellation.
+TEST(DeviceSelector, HostileExpressionsStayBounded) {
+  const std::string a100(100, 'a');
+  // 10,200 characters, cheaply: replace with an empty pattern inserts before each one.
+  const std::string ten_k = "'" + a100 + "'.replace('', '" + a100 + "')";
+  const std::string cancelled = "error: operation cancelled: actual cost limit exceeded";
+  struct OwnedCase {
+    std::string expression, want;
+  };
+  const std::vector<OwnedCase> cases = {
+      // The result of replace squares its input's length: 10^8, then 10^16 characters.
+      {"cel.bind(a, " + ten_k + ", cel.bind(b, a.replace('', a), b.replace('', b).size() > 0))", cancelled},
+      // List concatenation doubling a list through nested binds (2^40 elements).
+      {[] {
+         std::string e = "cel.bind(l0, [1, 2, 3, 4, 5, 6, 7, 8], ";
+         for (int i = 1; i <= 40; ++i) e += "cel.bind(l" + std::to_string(i) + ", l" + std::to_string(i - 1) + " + l" + std::to_string(i - 1) + ", ";
+         e += "l40.size() > 0";
+         return e + std::string(41, ')');
+       }(),
+       cancelled},
+      // sets.intersects of two disjoint 10^4-element lists: cel-go charges |a| * |b|.
+      {"cel.bind(a, " + ten_k + ", sets.intersects(a.split(''), a.replace('a', 'b').split('')))", cancelled},
+      // Splitting a 3 * 10^6-character string into code points: affordable at 0.2 per
+      // code point, but not as 3 * 10^6 strings.
+      {"cel.bind(a, " + ten_k + ", a.replace('', '" + std::string(300, 'a') + "').split('').size() > 0)", cancelled},
+      // Equality and indexOf over a list of 10^4 references to one 10^4-element list:
+      // cel-go charges the top level only (10^3), the work is 10^8 per comparison.
+      {"cel.bind(l, " + ten_k + ".split(''), cel.bind(L, l.map(x, l), l.all(x, L == L)))", cancelled},
+      {"cel.bind(l, " + ten_k + ".split(''), cel.bind(L, l.map(x, l), l.all(x, L.indexOf(['b']) == -1)))", cancelled},
+      // `exists` stops at the first element without visiting (or copying) the rest.
+      {"cel.bind(l, " + ten_k + ".split(''), l.all(y, l.exists(x, true)))", "true"},
+      // Exponential backtracking in a depth-first regex matcher.
+      {"'" + std::string(40, 'a') + "b'.matches('^(a+)+$')", "false"},
+      // A depth-first matcher recurses once per character of a 10^5-character input.
+      {"cel.bind(a, " + ten_k + ", a.replace('', 'aaaaaaaaa').matches('^(a|b)*$'))", "true"},
+      // std::regex's compiler recurses once per group: Go's limit of 1000 levels.
+      {"'a'.matches('" + std::string(1001, '(') + "a" + std::string(1001, ')') + "')",
+       "error: error parsing regexp: expression nests too deeply: `" + std::string(1001, '(') + "a" +
+           std::string(1001, ')') + "`"},
+      // Counted repetition multiplies std::regex's automaton: 10^5 states from 13
+      // characters (tens of MB each in the pattern cache).
+      {"'a'.matches('(a{1000}){99}')", "error: error parsing regexp: expression too large: `(a{1000}){99}`"},
+      {"'xaaay'.matches('^x(a{1,3}){1,100}y$')", "true"},
+  };
+  for (const OwnedCase& c : cases) EXPECT_EQ(Eval(c.expression), c.want) << c.expression.substr(0, 200);
+  // RE2 (and so cel-go) has no back references.
+  EXPECT_TRUE(Eval("'aa'.matches('(a)\\\\1')").starts_with("error: error parsing regexp: ")) << Eval("'aa'.matches('(a)\\\\1')");
 }
 
 TEST(DeviceSelector, CompileErrorsAreInvalidArgument) {

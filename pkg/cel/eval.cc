@@ -10,7 +10,7 @@
 namespace ksched::cel {
 namespace {
 
-Value Cancelled() { return Value::Error(std::string(kCostLimitExceeded)); }
+Value Cancelled() { return CostLimitExceeded(); }
 
 class ConstNode final : public Node {
  public:
@@ -155,8 +155,10 @@ class CallNode final : public Node {
       bool match = true;
       for (size_t i = 0; i < args_.size() && match; ++i) match = MatchesValue(o->params[i], args[i]);
       if (!match) continue;
+      ctx.Charge(o->cost != nullptr ? o->cost(ctx, args) : 1);
+      if (ctx.cancelled) return Cancelled();
       Value result = o->fn(ctx, args);
-      ctx.Charge(o->cost != nullptr ? o->cost(ctx, args, result) : 1);
+      if (ctx.cancelled) return Cancelled();  // it refused to build an unaffordable value
       return result;
     }
     return NoSuchOverload();
@@ -248,6 +250,24 @@ class MapNode final : public Node {
   std::vector<NodePtr> kv_;
 };
 
+// What a comprehension iterates: a list's (index, element) pairs are made as they are
+// visited, since `exists` may stop at the first of a million; a map's are copied (maps
+// come from literals and the device, both small).
+class IterationRange {
+ public:
+  explicit IterationRange(const std::vector<Value>* list) : list_(list) {}
+  explicit IterationRange(std::vector<std::pair<Value, Value>> entries) : entries_(std::move(entries)) {}
+  size_t size() const { return list_ != nullptr ? list_->size() : entries_.size(); }
+  std::pair<Value, Value> operator[](size_t i) const {
+    if (list_ != nullptr) return {Value::Int(static_cast<int64_t>(i)), (*list_)[i]};
+    return entries_[i];
+  }
+
+ private:
+  const std::vector<Value>* list_ = nullptr;  // the range Value keeps it alive
+  std::vector<std::pair<Value, Value>> entries_;
+};
+
 class ComprehensionNode final : public Node {
  public:
   explicit ComprehensionNode(Comprehension c) : c_(std::move(c)) {}
@@ -256,9 +276,11 @@ class ComprehensionNode final : public Node {
     Value range = c_.range->Eval(ctx);
     if (ctx.cancelled) return Cancelled();
     if (range.IsError()) return range;
-    std::vector<std::pair<Value, Value>> entries;
-    if (!Entries(ctx, range, entries)) return NoSuchOverload();
     bool is_list = range.kind() == ValueKind::kList;
+    std::vector<std::pair<Value, Value>> map_entries;
+    if (!is_list && !Entries(ctx, range, map_entries)) return NoSuchOverload();
+    if (ctx.cancelled) return Cancelled();
+    const IterationRange entries = is_list ? IterationRange(&range.AsList()) : IterationRange(std::move(map_entries));
     switch (c_.kind) {
       case MacroKind::kAll:
       case MacroKind::kExists: return Quantifier(ctx, entries, is_list, c_.kind == MacroKind::kAll);
@@ -279,9 +301,10 @@ class ComprehensionNode final : public Node {
     }
   }
 
-  Value Quantifier(EvalCtx& ctx, const std::vector<std::pair<Value, Value>>& entries, bool is_list, bool all) const {
+  Value Quantifier(EvalCtx& ctx, const IterationRange& entries, bool is_list, bool all) const {
     Value accu = Value::Bool(all);
-    for (const auto& e : entries) {
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const std::pair<Value, Value> e = entries[i];
       // Loop condition @not_strictly_false(accu) (all) or (!accu) (exists).
       ctx.Charge(all ? 2 : 3);
       if (accu.kind() == ValueKind::kBool && accu.AsBool() != all) break;
@@ -300,9 +323,10 @@ class ComprehensionNode final : public Node {
     return accu;
   }
 
-  Value ExistsOne(EvalCtx& ctx, const std::vector<std::pair<Value, Value>>& entries, bool is_list) const {
+  Value ExistsOne(EvalCtx& ctx, const IterationRange& entries, bool is_list) const {
     int64_t count = 0;
-    for (const auto& e : entries) {
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const std::pair<Value, Value> e = entries[i];
       Bind(ctx, e, is_list);
       Value p = c_.body->Eval(ctx);
       if (ctx.cancelled) return Cancelled();
@@ -316,11 +340,12 @@ class ComprehensionNode final : public Node {
     return Value::Bool(count == 1);
   }
 
-  Value MapOrFilter(EvalCtx& ctx, const std::vector<std::pair<Value, Value>>& entries, bool is_list) const {
+  Value MapOrFilter(EvalCtx& ctx, const IterationRange& entries, bool is_list) const {
     ctx.Charge(kListCreateCost);  // the accumulator's initial []
     std::vector<Value> out;
     bool filter = c_.kind == MacroKind::kFilter || c_.body2 != nullptr;
-    for (const auto& e : entries) {
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const std::pair<Value, Value> e = entries[i];
       Bind(ctx, e, is_list);
       if (filter) {
         Value keep = c_.body->Eval(ctx);

@@ -76,9 +76,12 @@ Value DivDouble(EvalCtx&, const Value* a) { return Value::Double(a[0].AsDouble()
 Value NegDouble(EvalCtx&, const Value* a) { return Value::Double(-a[0].AsDouble()); }
 Value AddString(EvalCtx&, const Value* a) { return Value::String(std::string(a[0].AsString()) + std::string(a[1].AsString())); }
 Value AddBytes(EvalCtx&, const Value* a) { return Value::Bytes(std::string(a[0].AsString()) + std::string(a[1].AsString())); }
-Value AddList(EvalCtx&, const Value* a) {
+Value AddList(EvalCtx& ctx, const Value* a) {
   if (a[0].AsList().empty()) return a[1];
   if (a[1].AsList().empty()) return a[0];
+  // cel-go's concatenation is lazy and costs 1; ours copies, and `l + l` in nested
+  // binds doubles l each time: refuse a list the budget could not traverse.
+  if (!ctx.Affordable(a[0].AsList().size() + a[1].AsList().size())) return CostLimitExceeded();
   std::vector<Value> out = a[0].AsList();
   out.insert(out.end(), a[1].AsList().begin(), a[1].AsList().end());
   return Value::List(std::move(out));
@@ -216,13 +219,13 @@ Value BoolFromString(EvalCtx&, const Value* a) {
 Value TypeOf(EvalCtx&, const Value* a) { return Value::Type(TypeName(a[0])); }
 
 // Costs (cel-go interpreter/runtimecost.go costCall).
-uint64_t MinSizeCost(EvalCtx& ctx, const Value* a, const Value&) {
+uint64_t MinSizeCost(EvalCtx& ctx, const Value* a) {
   return CeilCost(static_cast<double>(std::min(CostSize(ctx, a[0]), CostSize(ctx, a[1]))) * kStringTraversalCostFactor);
 }
-uint64_t ConcatCost(EvalCtx& ctx, const Value* a, const Value&) {
+uint64_t ConcatCost(EvalCtx& ctx, const Value* a) {
   return CeilCost(static_cast<double>(CostSize(ctx, a[0]) + CostSize(ctx, a[1])) * kStringTraversalCostFactor);
 }
-uint64_t InCost(EvalCtx& ctx, const Value* a, const Value&) {
+uint64_t InCost(EvalCtx& ctx, const Value* a) {
   return a[1].kind() == ValueKind::kList ? CostSize(ctx, a[1]) : 1;
 }
 
@@ -237,7 +240,10 @@ uint64_t TraversalCost(EvalCtx& ctx, const Value& v) {
       return CeilCost(static_cast<double>(CostSize(ctx, v)) * kStringTraversalCostFactor);
     case ValueKind::kList: {
       uint64_t c = 0;
-      for (const Value& e : v.AsList()) c += TraversalCost(ctx, e);
+      for (const Value& e : v.AsList()) {
+        if (!ctx.Work(1)) break;  // cancelled: the cost no longer matters
+        c += TraversalCost(ctx, e);
+      }
       return c;
     }
     default:
@@ -245,7 +251,10 @@ uint64_t TraversalCost(EvalCtx& ctx, const Value& v) {
         std::vector<std::pair<Value, Value>> entries;
         Entries(ctx, v, entries);
         uint64_t c = 0;
-        for (const auto& [k, e] : entries) c += TraversalCost(ctx, k) + TraversalCost(ctx, e);
+        for (const auto& [k, e] : entries) {
+          if (!ctx.Work(1)) break;
+          c += TraversalCost(ctx, k) + TraversalCost(ctx, e);
+        }
         return c;
       }
       return 1;

@@ -17,8 +17,11 @@ namespace ksched::cel {
 // receiver first for member functions), none of them errors.
 using Fn = Value (*)(EvalCtx& ctx, const Value* args);
 // The runtime cost of one call (cel-go interpreter/runtimecost.go, Kubernetes
-// library/cost.go). Null: 1.
-using CostFn = uint64_t (*)(EvalCtx& ctx, const Value* args, const Value& result);
+// library/cost.go), from its arguments. Null: 1. It is charged before the call, and a
+// call the remaining budget cannot pay for is not made: cel-go charges after the call,
+// with the same outcome (cancellation), but here sets.intersects of two long lists or a
+// regex over a long string must not run for minutes first.
+using CostFn = uint64_t (*)(EvalCtx& ctx, const Value* args);
 
 struct Overload {
   std::string_view function;

@@ -105,7 +105,7 @@ Value SGreater(EvalCtx&, const Value* a) { return Value::Bool(SCmp(a) == 1); }
 Value SLess(EvalCtx&, const Value* a) { return Value::Bool(SCmp(a) == -1); }
 Value SCompare(EvalCtx&, const Value* a) { return Value::Int(SCmp(a)); }
 
-uint64_t ParseCost(EvalCtx& ctx, const Value* a, const Value&) {
+uint64_t ParseCost(EvalCtx& ctx, const Value* a) {
   return CeilCost(static_cast<double>(CostSize(ctx, a[0])) * kStringTraversalCostFactor);
 }
 

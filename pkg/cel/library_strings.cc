@@ -12,6 +12,7 @@
 #include <regex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "pkg/cel/library.h"
 #include "pkg/util/mutex.h"
@@ -66,11 +67,85 @@ Value Contains(EvalCtx&, const Value* a) { return Value::Bool(a[0].AsString().fi
 Value StartsWith(EvalCtx&, const Value* a) { return Value::Bool(a[0].AsString().starts_with(a[1].AsString())); }
 Value EndsWith(EvalCtx&, const Value* a) { return Value::Bool(a[0].AsString().ends_with(a[1].AsString())); }
 
+// What a pattern costs std::regex before it matches anything.
+struct RegexShape {
+  int nesting = 0;  // deepest group
+  double size = 0;  // atoms after expanding counted repetition: x{1000} is 1000 states
+};
+
+// Go's regexp/syntax limit on nesting (maxHeight), checked before std::regex, whose
+// compiler recurses once per level and would exhaust the stack first.
+constexpr int kMaxRegexNesting = 1000;
+// std::regex copies an atom for each count of x{n}, so a ten-character pattern such as
+// (a{1000}){99} is a 10^5-state automaton (tens of MB, seconds to compile, and 10^5
+// steps per input character). RE2 and Go bound the compiled program too ("expression
+// too large"); DRA selectors' patterns are far below this.
+constexpr double kMaxRegexSize = 10000;
+// What the compiled-pattern cache may hold, in RegexShape::size.
+constexpr double kRegexCacheBudget = 100000;
+
+RegexShape ShapeOf(std::string_view pattern) {
+  RegexShape shape;
+  std::vector<double> groups{0};  // sizes of the open groups, the whole pattern first
+  double last = 0;                // size of the atom a quantifier would repeat
+  auto atom = [&](double size) {
+    groups.back() += size;
+    last = size;
+  };
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\') {
+      ++i;
+      atom(1);
+    } else if (c == '[') {  // a class is one atom; ']' first in it is a literal
+      size_t j = i + 1;
+      if (j < pattern.size() && pattern[j] == '^') ++j;
+      if (j < pattern.size() && pattern[j] == ']') ++j;
+      while (j < pattern.size() && pattern[j] != ']') j += pattern[j] == '\\' ? 2 : 1;
+      i = j;
+      atom(1);
+    } else if (c == '(') {
+      groups.push_back(0);
+      shape.nesting = std::max(shape.nesting, static_cast<int>(groups.size()) - 1);
+      last = 0;
+    } else if (c == ')' && groups.size() > 1) {
+      double g = groups.back();
+      groups.pop_back();
+      atom(g + 1);
+    } else if (c == '{') {  // {n}, {n,} or {n,m}: the last atom n (or m) times
+      size_t j = i + 1;
+      double n = 0, m = -1;
+      while (j < pattern.size() && pattern[j] >= '0' && pattern[j] <= '9') n = std::min(n * 10 + (pattern[j++] - '0'), 1e9);
+      bool digits = j > i + 1;
+      if (j < pattern.size() && pattern[j] == ',') {
+        m = 0;
+        for (++j; j < pattern.size() && pattern[j] >= '0' && pattern[j] <= '9';) m = std::min(m * 10 + (pattern[j++] - '0'), 1e9);
+      }
+      if (digits && j < pattern.size() && pattern[j] == '}') {
+        double times = std::max({n, m, 1.0});
+        groups.back() += last * (times - 1);
+        last *= times;
+        i = j;
+      } else {
+        atom(1);
+      }
+    } else if (c == '|') {
+      groups.back() += 1;
+      last = 0;
+    } else {
+      atom(1);  // a literal, '.', an anchor or a quantifier
+    }
+  }
+  for (double g : groups) shape.size += g;
+  return shape;
+}
+
 // Compiled patterns, shared by all evaluations: selectors use a handful of constant
 // patterns, so the cache stays small; it is cleared when it grows past a bound.
 struct RegexCache {
   Mutex mu;
   std::unordered_map<std::string, std::shared_ptr<const std::regex>> compiled GUARDED_BY(mu);
+  double size GUARDED_BY(mu) = 0;  // sum of the cached patterns' RegexShape::size
 };
 
 RegexCache& Regexes() {
@@ -86,23 +161,42 @@ StatusOr<std::shared_ptr<const std::regex>> CompileRegex(std::string_view patter
     auto it = cache.compiled.find(key);
     if (it != cache.compiled.end()) return it->second;
   }
+  const RegexShape shape = ShapeOf(pattern);
+  if (shape.nesting > kMaxRegexNesting) {
+    return InvalidArgument("error parsing regexp: expression nests too deeply: `" + key + "`");
+  }
+  if (shape.size > kMaxRegexSize) return InvalidArgument("error parsing regexp: expression too large: `" + key + "`");
   std::shared_ptr<const std::regex> re;
   try {
-    re = std::make_shared<const std::regex>(key, std::regex::ECMAScript);
+    // __polynomial (libstdc++) matches breadth-first, in time linear in the input for a
+    // given pattern and without recursing per input character, as RE2 does: the
+    // default depth-first matcher backtracks exponentially on ^(a+)+$ and overflows
+    // the stack on a long input to (a|b)*. It rejects back references, as RE2 does.
+    re = std::make_shared<const std::regex>(key, std::regex::ECMAScript | std::regex_constants::__polynomial);
   } catch (const std::regex_error& e) {
     return InvalidArgument(std::string("error parsing regexp: ") + e.what());
   }
   MutexLock lock(cache.mu);
-  if (cache.compiled.size() > 256) cache.compiled.clear();
-  cache.compiled.emplace(std::move(key), re);
+  if (cache.compiled.size() >= 256 || cache.size + shape.size > kRegexCacheBudget) {
+    cache.compiled.clear();
+    cache.size = 0;
+  }
+  if (cache.compiled.emplace(std::move(key), re).second) cache.size += shape.size;
   return re;
 }
+
+// std::regex reports matching failures (resource limits) by throwing.
+Value RegexError(const std::regex_error& e) { return Value::Error(std::string("regex match failed: ") + e.what()); }
 
 Value Matches(EvalCtx&, const Value* a) {
   auto re = CompileRegex(a[1].AsString());
   if (!re.ok()) return Value::Error(re.status().message());
   std::string_view s = a[0].AsString();
-  return Value::Bool(std::regex_search(s.begin(), s.end(), **re));
+  try {
+    return Value::Bool(std::regex_search(s.begin(), s.end(), **re));
+  } catch (const std::regex_error& e) {
+    return RegexError(e);
+  }
 }
 
 Value Find(EvalCtx&, const Value* a) {
@@ -110,7 +204,11 @@ Value Find(EvalCtx&, const Value* a) {
   if (!re.ok()) return Value::Error(re.status().message());
   std::string_view s = a[0].AsString();
   std::match_results<std::string_view::const_iterator> m;
-  if (!std::regex_search(s.begin(), s.end(), m, **re)) return Value::StringView("");
+  try {
+    if (!std::regex_search(s.begin(), s.end(), m, **re)) return Value::StringView("");
+  } catch (const std::regex_error& e) {
+    return RegexError(e);
+  }
   return Value::String(m.str(0));
 }
 
@@ -120,8 +218,12 @@ Value FindAllN(const Value& str, const Value& pattern, int64_t n) {
   std::vector<Value> out;
   std::string_view s = str.AsString();
   using It = std::regex_iterator<std::string_view::const_iterator>;
-  for (It it(s.begin(), s.end(), **re), end; it != end && (n < 0 || static_cast<int64_t>(out.size()) < n); ++it) {
-    out.push_back(Value::String(it->str(0)));
+  try {
+    for (It it(s.begin(), s.end(), **re), end; it != end && (n < 0 || static_cast<int64_t>(out.size()) < n); ++it) {
+      out.push_back(Value::String(it->str(0)));
+    }
+  } catch (const std::regex_error& e) {
+    return RegexError(e);
   }
   return Value::List(std::move(out));
 }
@@ -185,6 +287,18 @@ Value UpperAscii(EvalCtx&, const Value* a) {
 
 // Go's strings.Replace(s, old, new, n): n < 0 replaces all; an empty `old` matches
 // before every code point and at the end.
+// The number of replacements ReplaceN makes.
+uint64_t CountReplacements(std::string_view s, std::string_view from, int64_t n) {
+  uint64_t hits = 0;
+  if (from.empty()) {
+    hits = 1;  // before every code point, and at the end
+    for (char c : s) hits += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  } else {
+    for (size_t pos = s.find(from); pos != std::string_view::npos; pos = s.find(from, pos + from.size())) ++hits;
+  }
+  return n < 0 ? hits : std::min(hits, static_cast<uint64_t>(n));
+}
+
 std::string ReplaceN(std::string_view s, std::string_view from, std::string_view to, int64_t n) {
   std::string out;
   if (n == 0) return std::string(s);
@@ -212,16 +326,28 @@ std::string ReplaceN(std::string_view s, std::string_view from, std::string_view
   out += s.substr(pos);
   return out;
 }
-Value Replace(EvalCtx&, const Value* a) { return Value::String(ReplaceN(a[0].AsString(), a[1].AsString(), a[2].AsString(), -1)); }
-Value ReplaceLimit(EvalCtx&, const Value* a) {
-  return Value::String(ReplaceN(a[0].AsString(), a[1].AsString(), a[2].AsString(), a[3].AsInt()));
+// The result's length is |s| + hits * (|to| - |from|), up to |s| * |to| for an empty
+// `from`: checked against the budget before it is built (EvalCtx::Affordable).
+Value ReplaceChecked(EvalCtx& ctx, std::string_view s, std::string_view from, std::string_view to, int64_t n) {
+  double size = static_cast<double>(s.size()) +
+                static_cast<double>(CountReplacements(s, from, n)) * static_cast<double>(to.size());
+  if (!ctx.Affordable(CeilCost(size * kStringTraversalCostFactor))) return CostLimitExceeded();
+  return Value::String(ReplaceN(s, from, to, n));
+}
+Value Replace(EvalCtx& ctx, const Value* a) { return ReplaceChecked(ctx, a[0].AsString(), a[1].AsString(), a[2].AsString(), -1); }
+Value ReplaceLimit(EvalCtx& ctx, const Value* a) {
+  return ReplaceChecked(ctx, a[0].AsString(), a[1].AsString(), a[2].AsString(), a[3].AsInt());
 }
 
 // Go's strings.SplitN: n == 0 gives no parts, n < 0 all; an empty separator splits
 // into code points.
-Value SplitN(std::string_view s, std::string_view sep, int64_t n) {
+Value SplitN(EvalCtx& ctx, std::string_view s, std::string_view sep, int64_t n) {
   std::vector<Value> out;
   if (n == 0) return Value::List({});
+  // One element per code point (empty separator) or per separator: a list of millions
+  // of strings costs 0.2 per code point but far more memory; bound it by the budget.
+  uint64_t parts = CountReplacements(s, sep, n < 0 ? -1 : n - 1) + (sep.empty() ? 0 : 1);
+  if (!ctx.Affordable(parts)) return CostLimitExceeded();
   if (sep.empty()) {
     std::u32string r = Runes(s);
     for (size_t i = 0; i < r.size(); ++i) {
@@ -243,8 +369,8 @@ Value SplitN(std::string_view s, std::string_view sep, int64_t n) {
   out.push_back(Value::String(std::string(s.substr(pos))));
   return Value::List(std::move(out));
 }
-Value Split(EvalCtx&, const Value* a) { return SplitN(a[0].AsString(), a[1].AsString(), -1); }
-Value SplitLimit(EvalCtx&, const Value* a) { return SplitN(a[0].AsString(), a[1].AsString(), a[2].AsInt()); }
+Value Split(EvalCtx& ctx, const Value* a) { return SplitN(ctx, a[0].AsString(), a[1].AsString(), -1); }
+Value SplitLimit(EvalCtx& ctx, const Value* a) { return SplitN(ctx, a[0].AsString(), a[1].AsString(), a[2].AsInt()); }
 
 Value Substring(EvalCtx&, const Value* a) {
   std::u32string r = Runes(a[0].AsString());
@@ -373,18 +499,40 @@ Value SetsIntersects(EvalCtx& ctx, const Value* a) {
 // Costs: cel-go runtimecost.go for the core functions, Kubernetes library/cost.go
 // for the others.
 double Sz(EvalCtx& ctx, const Value& v) { return static_cast<double>(CostSize(ctx, v)); }
-uint64_t TraverseFirst(EvalCtx& ctx, const Value* a, const Value&) { return CeilCost(Sz(ctx, a[0]) * kStringTraversalCostFactor); }
-uint64_t TraverseFirstTwice(EvalCtx& ctx, const Value* a, const Value&) {
+uint64_t TraverseFirst(EvalCtx& ctx, const Value* a) { return CeilCost(Sz(ctx, a[0]) * kStringTraversalCostFactor); }
+uint64_t TraverseFirstTwice(EvalCtx& ctx, const Value* a) {
   return CeilCost(Sz(ctx, a[0]) * 2 * kStringTraversalCostFactor);
 }
-uint64_t JoinCost(EvalCtx& ctx, const Value*, const Value& r) { return CeilCost(Sz(ctx, r) * 2 * kStringTraversalCostFactor); }
-uint64_t ContainsCost(EvalCtx& ctx, const Value* a, const Value&) {
+// Kubernetes charges join by its result's size; computed here from the arguments (an
+// element that is not a string makes the result an error, of size 1).
+uint64_t JoinCost(EvalCtx& ctx, const Value* a, bool with_separator) {
+  const auto& list = a[0].AsList();
+  double size = 0;
+  for (const Value& e : list) {
+    if (e.kind() != ValueKind::kString) return CeilCost(2 * kStringTraversalCostFactor);
+    size += Sz(ctx, e);
+  }
+  if (with_separator && list.size() > 1) size += static_cast<double>(list.size() - 1) * Sz(ctx, a[1]);
+  return CeilCost(size * 2 * kStringTraversalCostFactor);
+}
+uint64_t JoinNoSepCost(EvalCtx& ctx, const Value* a) { return JoinCost(ctx, a, false); }
+uint64_t JoinSepCost(EvalCtx& ctx, const Value* a) { return JoinCost(ctx, a, true); }
+// cel-go ext/sets.go trackSetsCost: 1 + |a| * |b| * factor.
+template <int kFactor>
+uint64_t SetsCost(EvalCtx&, const Value* a) {
+  return 1 + static_cast<uint64_t>(a[0].AsList().size()) * a[1].AsList().size() * kFactor;
+}
+uint64_t ContainsCost(EvalCtx& ctx, const Value* a) {
   return CeilCost(Sz(ctx, a[0]) * kStringTraversalCostFactor) * CeilCost(Sz(ctx, a[1]) * kStringTraversalCostFactor);
 }
-uint64_t RegexCost(EvalCtx& ctx, const Value* a, const Value&) {
-  return CeilCost((1.0 + Sz(ctx, a[0])) * kStringTraversalCostFactor) * CeilCost(Sz(ctx, a[1]) * kRegexStringLengthCostFactor);
+// Kubernetes charges by the pattern's length; a counted repetition makes the automaton
+// (and the work per input character) larger than that, so the expanded size is used
+// when it is the larger (the same cost for patterns without {n}).
+uint64_t RegexCost(EvalCtx& ctx, const Value* a) {
+  double pattern_size = std::max(Sz(ctx, a[1]), ShapeOf(a[1].AsString()).size);
+  return CeilCost((1.0 + Sz(ctx, a[0])) * kStringTraversalCostFactor) * CeilCost(pattern_size * kRegexStringLengthCostFactor);
 }
-uint64_t ListTraversal(EvalCtx& ctx, const Value* a, const Value&) { return TraversalCost(ctx, a[0]); }
+uint64_t ListTraversal(EvalCtx& ctx, const Value* a) { return TraversalCost(ctx, a[0]); }
 
 }  // namespace
 
@@ -412,8 +560,8 @@ void AddStringFunctions(std::vector<Overload>& out) {
   out.push_back(Sig("substring", M, {"string", "int"}, "string", Substring, TraverseFirst));
   out.push_back(Sig("substring", M, {"string", "int", "int"}, "string", SubstringRange, TraverseFirst));
   out.push_back(Sig("trim", M, {"string"}, "string", Trim, TraverseFirst));
-  out.push_back(Sig("join", M, {"list(string)"}, "string", Join, JoinCost));
-  out.push_back(Sig("join", M, {"list(string)", "string"}, "string", JoinSep, JoinCost));
+  out.push_back(Sig("join", M, {"list(string)"}, "string", Join, JoinNoSepCost));
+  out.push_back(Sig("join", M, {"list(string)", "string"}, "string", JoinSep, JoinSepCost));
   out.push_back(Sig("isSorted", M, {"list(A)"}, "bool", IsSorted, ListTraversal));
   out.push_back(Sig("sum", M, {"list(int)"}, "int", Sum, ListTraversal));
   out.push_back(Sig("sum", M, {"list(uint)"}, "uint", Sum, ListTraversal));
@@ -422,9 +570,9 @@ void AddStringFunctions(std::vector<Overload>& out) {
   out.push_back(Sig("max", M, {"list(A)"}, "A", MinMax<-1>, ListTraversal));
   out.push_back(Sig("indexOf", M, {"list(A)", "A"}, "int", ListIndexOf, ListTraversal));
   out.push_back(Sig("lastIndexOf", M, {"list(A)", "A"}, "int", ListLastIndexOf, ListTraversal));
-  out.push_back(Sig("sets.contains", G, {"list(A)", "list(A)"}, "bool", SetsContains));
-  out.push_back(Sig("sets.equivalent", G, {"list(A)", "list(A)"}, "bool", SetsEquivalent));
-  out.push_back(Sig("sets.intersects", G, {"list(A)", "list(A)"}, "bool", SetsIntersects));
+  out.push_back(Sig("sets.contains", G, {"list(A)", "list(A)"}, "bool", SetsContains, SetsCost<1>));
+  out.push_back(Sig("sets.equivalent", G, {"list(A)", "list(A)"}, "bool", SetsEquivalent, SetsCost<2>));
+  out.push_back(Sig("sets.intersects", G, {"list(A)", "list(A)"}, "bool", SetsIntersects, SetsCost<1>));
 }
 
 }  // namespace ksched::cel

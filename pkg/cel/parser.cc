@@ -473,7 +473,7 @@ std::string FormatIssues(std::string_view source, std::vector<Issue> issues) {
     }
     auto [line, col] = Location(source, issue.offset);
     out += "ERROR: <input>:" + std::to_string(line) + ":" + std::to_string(col + 1) + ": " + issue.message;
-    // The snippet: the issue's source line, tabs as spaces, and a caret under the column.
+    // The snippet: the offending source line, tabs as spaces, and a caret under the column.
     size_t start = 0;
     for (int l = 1; l < line; ++l) start = source.find('\n', start) + 1;
     size_t stop = source.find('\n', start);

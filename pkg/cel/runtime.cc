@@ -103,6 +103,8 @@ bool HasDomain(const EvalCtx& ctx, const M& map, std::string_view domain) {
 
 Value NoSuchOverload() { return Value::Error("no such overload"); }
 
+Value CostLimitExceeded() { return Value::Error(std::string(kCostLimitExceeded)); }
+
 Value NoSuchKey(const Value& key) {
   std::string k;
   switch (key.kind()) {
@@ -141,6 +143,7 @@ bool EqualValues(EvalCtx& ctx, const Value& a, const Value& b) {
     std::vector<std::pair<Value, Value>> entries;
     Entries(ctx, a, entries);
     for (const auto& [k, v] : entries) {
+      if (!ctx.Work(1)) return false;
       bool found = false;
       Value other = MapFind(ctx, b, k, found);
       if (!found || !EqualValues(ctx, v, other)) return false;
@@ -160,7 +163,7 @@ bool EqualValues(EvalCtx& ctx, const Value& a, const Value& b) {
       const auto& y = b.AsList();
       if (x.size() != y.size()) return false;
       for (size_t i = 0; i < x.size(); ++i) {
-        if (!EqualValues(ctx, x[i], y[i])) return false;
+        if (!ctx.Work(1) || !EqualValues(ctx, x[i], y[i])) return false;
       }
       return true;
     }
@@ -231,6 +234,7 @@ Value MapFind(EvalCtx& ctx, const Value& map, const Value& key, bool& found) {
   found = false;
   switch (map.kind()) {
     case ValueKind::kMap: {
+      ctx.Work(map.AsMap().entries.size());  // a linear search
       const Value* v = map.AsMap().Find(key);
       if (v == nullptr) return Value();
       found = true;
@@ -304,6 +308,7 @@ Value InValue(EvalCtx& ctx, const Value& key, const Value& container) {
   switch (container.kind()) {
     case ValueKind::kList:
       for (const Value& v : container.AsList()) {
+        if (!ctx.Work(1)) return Value::Bool(false);
         if (EqualValues(ctx, key, v)) return Value::Bool(true);
       }
       return Value::Bool(false);
@@ -335,10 +340,12 @@ bool Entries(EvalCtx& ctx, const Value& range, std::vector<std::pair<Value, Valu
     case ValueKind::kList: {
       const auto& list = range.AsList();
       out.reserve(list.size());
+      if (!ctx.Work(list.size())) return true;  // cancelled: nothing to iterate
       for (size_t i = 0; i < list.size(); ++i) out.emplace_back(Value::Int(static_cast<int64_t>(i)), list[i]);
       return true;
     }
     case ValueKind::kMap:
+      if (!ctx.Work(range.AsMap().entries.size())) return true;
       out = range.AsMap().entries;
       return true;
     case ValueKind::kDeviceAttrs:

@@ -24,6 +24,8 @@ inline constexpr uint64_t kListCreateCost = 10;
 inline constexpr uint64_t kMapCreateCost = 30;
 inline constexpr double kStringTraversalCostFactor = 0.1;
 inline constexpr double kRegexStringLengthCostFactor = 0.25;
+// Steps of uncharged work allowed per unit of the cost limit (EvalCtx::Work).
+inline constexpr uint64_t kWorkPerCost = 4;
 
 struct EvalCtx {
   std::string_view driver;
@@ -33,12 +35,42 @@ struct EvalCtx {
   // Set once the limit is exceeded: the error then escapes && and || (cel-go panics).
   bool cancelled = false;
   Value* slots = nullptr;  // comprehension and bind variables
+  // Steps the cost model does not see. cel-go charges equality, `in` and a call's
+  // traversal by the size of their top-level operands, so `L == L` over a list of
+  // 10^4 lists of 10^4 strings costs 10^3 and takes 10^8 steps; and a comprehension
+  // copies its whole range even when `exists` stops at the first element. Such steps
+  // are counted here and cancel the evaluation past kWorkPerCost per unit of the limit,
+  // which no selector that stays within its cost limit otherwise comes near.
+  uint64_t work = 0;
 
   void Charge(uint64_t c) {
     cost += c;
     if (cost > limit) cancelled = true;
   }
+
+  // Whether a value whose traversal would cost `c` may be built; if not, cancels the
+  // evaluation. Functions whose result can be much larger than their arguments
+  // (replace, list concatenation, split) ask before building it. cel-go builds such a
+  // value (its list concatenation is even lazy) and charges only for using it; but a
+  // value the remaining budget could never traverse serves no selector, and building it
+  // is how a three-line expression reaches terabytes ("x".replace("", x) squares x's
+  // length, and nested binds repeat that).
+  // Counts `steps`; false (and cancelled) past the work bound.
+  bool Work(uint64_t steps) {
+    work += steps;
+    if (work / kWorkPerCost > limit) cancelled = true;
+    return !cancelled;
+  }
+
+  bool Affordable(uint64_t c) {
+    if (cost <= limit && c <= limit - cost) return true;
+    cancelled = true;
+    return false;
+  }
 };
+
+// What a function returns when it cancels through EvalCtx::Affordable.
+Value CostLimitExceeded();
 
 Value NoSuchOverload();
 Value NoSuchKey(const Value& key);

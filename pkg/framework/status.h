@@ -84,6 +84,16 @@ class Status {
     own.reasons.push_back(std::move(reason));
   }
 
+  // Why, in more words than the reason, for `ksched explain` only: not part of
+  // Message() (so not of the FailedScheduling message, which counts reasons over nodes),
+  // e.g. which request of a claim found too few devices on the node.
+  const std::string& detail() const { return owned_ != nullptr ? owned_->detail : NoPlugin(); }
+  Status&& WithDetail(std::string detail) && {
+    if (shared_reasons_ != nullptr) Own().reasons = *std::exchange(shared_reasons_, nullptr);
+    Own().detail = std::move(detail);
+    return std::move(*this);
+  }
+
   // The plugin that produced a non-success status; set by the framework runtime.
   const std::string& plugin() const {
     if (shared_plugin_ != nullptr) return *shared_plugin_;
@@ -139,6 +149,7 @@ class Status {
   struct Owned {
     std::vector<std::string> reasons;
     std::string plugin;
+    std::string detail;
   };
   Owned& Own() {
     if (owned_ == nullptr) owned_ = std::make_unique<Owned>();

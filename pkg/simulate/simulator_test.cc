@@ -281,7 +281,7 @@ status:
 TEST(SimulatorTest, DeviceClaimsAreAllocatedReservedAndCounted) {
   auto cluster = LoadClusterFiles({std::string(KSCHED_EXAMPLES_DIR) + "/dra-cluster.yaml"});
   ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
-  auto sim = Simulator::New(*cluster, Defaults());
+  auto sim = Simulator::New(*cluster, Defaults(1, /*explain=*/true));
   ASSERT_TRUE(sim.ok()) << sim.status().ToString();
   std::map<std::string, PodResult> by_name;
   for (PodResult& r : (*sim)->SchedulePending()) by_name[r.name] = std::move(r);
@@ -303,6 +303,12 @@ TEST(SimulatorTest, DeviceClaimsAreAllocatedReservedAndCounted) {
             "0/3 nodes are available: 3 cannot allocate all claims. still not schedulable, preemption: 0/3 nodes are "
             "available: 3 Preemption is not helpful for scheduling..")
       << by_name["trainer-3"].reason;
+  // explain says why, node by node: on gpu-a both A100s are taken.
+  EXPECT_NE(by_name["trainer-3"].explain.find(
+                "claim default/trainer-3-gpu, request gpu: 2 devices on the node match its selectors, 0 available, 1 "
+                "needed"),
+            std::string::npos)
+      << by_name["trainer-3"].explain;
 
   // What a drain of gpu-b does: the pods there are deleted, their claims released (the
   // claim controller's part), and nothing else offers T4s.

@@ -301,6 +301,8 @@ void SchedulingAlgorithm::SummarizeRejections(Framework& fwk, const CycleState& 
   for (size_t c = 0; c < closest.size() && c < RejectionSummary::kMaxClosestNodes; ++c) {
     const Status& s = per_node[closest[c].second][0];
     sum.closest_nodes.push_back({.node = rejected_nodes[closest[c].second]->name(), .plugin = s.plugin(), .reasons = s.reasons()});
+    // The plugin's own account of this node, when it gives one (Status::detail).
+    if (!s.detail().empty()) sum.closest_nodes.back().reasons.push_back(s.detail());
   }
 }
 

@@ -204,6 +204,7 @@ class Search {
   }
 
   AllocateOutcome Run(Want want);
+  std::string WhyNot();
 
  private:
   enum class Step { kDone, kNo, kTooMany, kError };
@@ -713,6 +714,68 @@ StatusOr<api::AllocationResult> Allocator::Result(size_t c, const std::vector<Ch
   if (!term.match_fields.empty() || !term.match_expressions.empty())
     out.node_selector = std::vector<api::NodeSelectorTerm>{std::move(term)};
   return out;
+}
+
+std::string Search::WhyNot() {
+  scratch_.Reset(a_.data_);
+  auto plural = [](size_t n, std::string_view what) {
+    return std::to_string(n) + " " + std::string(what) + (n == 1 ? "" : "s");
+  };
+  for (size_t c = 0; c < a_.claims_.size(); ++c) {
+    const api::ResourceClaim& claim = *a_.claims_[c];
+    const auto& requests = a_.data_[c].requests;
+    for (size_t r = 0; r < requests.size(); ++r) {
+      // A request with alternatives fails only when every alternative does: report the
+      // first one's numbers.
+      std::string first;
+      bool some_alternative_fits = false;
+      for (size_t s = 0; s < requests[r].size(); ++s) {
+        const Allocator::RequestData& rd = requests[r][s];
+        if (!rd.error.ok() || rd.request == nullptr) continue;
+        size_t match = 0, free = 0;
+        for (const Pool& pool : pools_) {
+          if (pool.incomplete || pool.invalid) continue;
+          for (size_t si = 0; si < pool.slices.size(); ++si) {
+            for (size_t di = 0; di < pool.slices[si]->devices.size(); ++di) {
+              const Candidate cand = At(pool, si, di);
+              auto selectable = Selectable(rd, cand, c);
+              if (!selectable.ok() || !*selectable) continue;
+              ++match;
+              if ((rd.request->admin_access || !InUse(cand)) &&
+                  !TaintPreventsAllocation(*cand.device, rd.request->tolerations))
+                ++free;
+            }
+          }
+        }
+        const bool all = rd.request->allocation_mode == api::kAllocationModeAll;
+        const size_t needed = all ? std::max<size_t>(match, 1) : static_cast<size_t>(std::max<int64_t>(rd.request->count, 0));
+        if (free >= needed) {
+          some_alternative_fits = true;
+          break;
+        }
+        if (first.empty()) {
+          first = "claim " + ClaimRef(claim) + ", request " + rd.full_name + ": " + plural(match, "device") +
+                  " on the node " + (match == 1 ? "matches" : "match") + " its selectors, " + std::to_string(free) +
+                  " available, " + (all ? "all" : std::to_string(needed)) + " needed";
+        }
+      }
+      if (!some_alternative_fits && !first.empty()) return first;
+    }
+  }
+  if (a_.claims_.size() == 1)
+    return "claim " + ClaimRef(*a_.claims_[0]) +
+           ": each request finds devices on the node, but not all of them together (constraints, or devices several "
+           "requests want)";
+  return "each request finds devices on the node, but the claims' requests do not fit together (constraints, or "
+         "devices several requests want)";
+}
+
+std::string Allocator::WhyNot(const api::NodePtr& node) const {
+  if (!inputs_.slices) return "";
+  auto pools = inputs_.slices->PoolsFor(node);
+  if (!pools.ok()) return "";
+  Search search(*this, *node, **pools, nullptr, std::nullopt);
+  return search.WhyNot();
 }
 
 AllocateOutcome Allocator::Allocate(const api::NodePtr& node, const std::atomic<bool>* stop,

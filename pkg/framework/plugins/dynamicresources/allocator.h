@@ -131,6 +131,12 @@ class Allocator {
   // upstream computeScore (1.35): per firstAvailable request, 8 for its first
   // alternative, 7 for the second, ...; 0 without firstAvailable requests.
   int64_t Score(const Solution& solution) const;
+  // Why the claims do not fit on `node`, for explain: the first request that finds
+  // fewer devices there than it needs that match its selectors and are available (not
+  // allocated, not in flight, no untolerated taint): "claim ns/c, request gpu: 1 device
+  // on the node matches its selectors, 0 available, 1 needed"; or that the requests fit
+  // one by one but not together (constraints, or devices several requests want).
+  std::string WhyNot(const api::NodePtr& node) const;
   bool has_first_available() const { return has_first_available_; }
 
   const std::vector<api::ResourceClaimPtr>& claims() const { return claims_; }

@@ -245,7 +245,7 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod& pod, co
       if (outcome.node_only) return Unresolvable(std::string(outcome.error.message()));
       return Status::Error(std::string(outcome.error.message()));
     }
-    if (!outcome.fits) return Unresolvable("cannot allocate all claims");
+    if (!outcome.fits) return Unresolvable("cannot allocate all claims").WithDetail(s.allocator->WhyNot(node));
     solution = std::move(outcome.solution);
   }
   if (!unavailable.empty()) {

@@ -457,20 +457,28 @@ TEST(DynamicResources, FilterRejections) {
     std::vector<api::ResourceSlice> slices;  // default: the worker's
     Status want_filter;
     Status want_postfilter;
+    std::string want_detail;  // what explain shows for the node
   };
   const std::vector<Case> cases = {
       {"no-resources", {PendingClaim().Obj()}, {SliceBuilder("elsewhere").Node("other").Driver(kDriver).Obj()},
-       Unresolvable("cannot allocate all claims"), Status(Code::kUnschedulable, "still not schedulable")},
+       Unresolvable("cannot allocate all claims"), Status(Code::kUnschedulable, "still not schedulable"),
+       "claim default/my-pod-my-resource, request req-1: 0 devices on the node match its selectors, 0 available, 1 "
+       "needed"},
       {"exhausted-resources",
        {PendingClaim().Obj(), ClaimBuilder("other").Request("req-1", kClass).Allocation(WorkerAllocation()).Obj()},
        {},
        Unresolvable("cannot allocate all claims"),
-       Status(Code::kUnschedulable, "still not schedulable")},
+       Status(Code::kUnschedulable, "still not schedulable"),
+       "claim default/my-pod-my-resource, request req-1: 1 device on the node matches its selectors, 0 available, 1 "
+       "needed"},
       {"tainted-device-enabled",
        {PendingClaim().Obj()},
        {WorkerSlice("worker", {DeviceBuilder("instance-1").Taint("key", "value", api::TaintEffect::kNoSchedule).Obj()})},
        Unresolvable("cannot allocate all claims"),
-       Status(Code::kUnschedulable, "still not schedulable")},
+       Status(Code::kUnschedulable, "still not schedulable"),
+       // A tainted device is not available.
+       "claim default/my-pod-my-resource, request req-1: 1 device on the node matches its selectors, 0 available, 1 "
+       "needed"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -482,6 +490,7 @@ TEST(DynamicResources, FilterRejections) {
     ASSERT_EQ(cycle.PreFilter(), Status());
     Status filter = cycle.Filter(Worker());
     EXPECT_EQ(filter, c.want_filter) << filter.ToString();
+    EXPECT_EQ(filter.detail(), c.want_detail);
     Status post = cycle.PostFilter();
     EXPECT_EQ(post, c.want_postfilter) << post.ToString();
     EXPECT_TRUE(env.writer.Requests().empty());
