@@ -38,7 +38,11 @@ void AppendUtf8(std::string& out, uint32_t cp) {
 
 std::string TokenDisplay(const Token& t) {
   if (t.kind == Tok::kEof) return "'<EOF>'";
-  return "'" + std::string(t.text) + "'";
+  // Appended piece by piece: GCC 12's -O3 -Wrestrict misreads "lit" + std::string&&.
+  std::string out = "'";
+  out += t.text;
+  out += '\'';
+  return out;
 }
 
 Token Lexer::Make(Tok kind, size_t start) const {

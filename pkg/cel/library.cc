@@ -194,12 +194,17 @@ Value StringFromDouble(EvalCtx&, const Value* a) {
   std::string out = neg ? "-" : "";
   if (exp < -4 || exp >= eprec) {
     out += digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
+    if (digits.size() > 1) {
+      out += '.';
+      out.append(digits, 1);
+    }
     char e[16];
     std::snprintf(e, sizeof(e), "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
     out += e;
   } else if (exp < 0) {
-    out += "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+    out += "0.";
+    out.append(static_cast<size_t>(-exp - 1), '0');
+    out += digits;
   } else {
     size_t ip = static_cast<size_t>(exp + 1);
     if (digits.size() <= ip) {

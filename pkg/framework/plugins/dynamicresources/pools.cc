@@ -62,8 +62,12 @@ std::shared_ptr<SelectionMemo> SliceIndex::Memo(const std::string& key) const {
     if (auto it = memos_.find(key); it != memos_.end()) return it->second;
   }
   WriterMutexLock lock(mu_);
+  if (auto it = memos_.find(key); it != memos_.end()) return it->second;
+  // A byte per device per combination: past the cap, requests go unremembered (each
+  // evaluation runs) rather than letting many distinct selectors grow the index.
+  if (memos_.size() >= kMaxMemos) return nullptr;
   auto& memo = memos_[key];
-  if (!memo) memo = std::make_shared<SelectionMemo>(num_devices_);
+  memo = std::make_shared<SelectionMemo>(num_devices_);
   return memo;
 }
 

@@ -91,8 +91,10 @@ class SliceIndex {
     return it == slot_of_.end() ? std::nullopt : std::optional<uint32_t>(it->second);
   }
   uint32_t num_devices() const { return num_devices_; }
-  // The memo of one selector combination, created on first use.
+  // The memo of one selector combination, created on first use; null once kMaxMemos
+  // combinations have one (the index is rebuilt, memos and all, when slices change).
   std::shared_ptr<SelectionMemo> Memo(const std::string& key) const EXCLUDES(mu_);
+  static constexpr size_t kMaxMemos = 1024;
 
   const std::vector<api::ResourceSlicePtr>& slices() const { return slices_; }
   // Whether `node` is reachable for a device of a slice with perDeviceNodeSelection.
