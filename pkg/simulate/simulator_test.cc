@@ -279,7 +279,7 @@ status:
 // claims the ones before it had written (allocation and reservedFor, through the
 // scheduler's own PreBind and informers).
 TEST(SimulatorTest, DeviceClaimsAreAllocatedReservedAndCounted) {
-  auto cluster = LoadClusterFiles({std::string(KSCHED_EXAMPLES_DIR) + "/dra-cluster.yaml"});
+  auto cluster = LoadClusterFiles({std::string(KSCHED_EXAMPLES_DIR) + "/simulate/dra-cluster.yaml"});
   ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
   auto sim = Simulator::New(*cluster, Defaults(1, /*explain=*/true));
   ASSERT_TRUE(sim.ok()) << sim.status().ToString();
