@@ -16,6 +16,8 @@ int HexVal(char c) {
   return c - 'A' + 10;
 }
 
+}  // namespace
+
 void AppendUtf8(std::string& out, uint32_t cp) {
   if (cp < 0x80) {
     out += static_cast<char>(cp);
@@ -33,8 +35,6 @@ void AppendUtf8(std::string& out, uint32_t cp) {
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
 }
-
-}  // namespace
 
 std::string TokenDisplay(const Token& t) {
   if (t.kind == Tok::kEof) return "'<EOF>'";

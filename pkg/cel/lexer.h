@@ -70,6 +70,9 @@ class Lexer {
 };
 
 // The name ANTLR gives a token in "mismatched input" messages: '<EOF>' or 'text'.
+// Appends code point `cp` encoded as UTF-8 (the lexer's escapes, the string library).
+void AppendUtf8(std::string& out, uint32_t cp);
+
 std::string TokenDisplay(const Token& t);
 
 }  // namespace ksched::cel

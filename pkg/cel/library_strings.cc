@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pkg/cel/lexer.h"
 #include "pkg/cel/library.h"
 #include "pkg/util/mutex.h"
 #include "pkg/util/thread_annotations.h"
@@ -41,23 +42,7 @@ std::u32string Runes(std::string_view s) {
 
 std::string Utf8(std::u32string_view r) {
   std::string out;
-  for (char32_t cp : r) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
+  for (char32_t cp : r) AppendUtf8(out, static_cast<uint32_t>(cp));
   return out;
 }
 

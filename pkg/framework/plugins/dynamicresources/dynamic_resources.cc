@@ -221,7 +221,7 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod, PreFi
   return verdict;
 }
 
-Status DynamicResources::Filter(const CycleState& state, const api::Pod& pod, const cache::NodeInfo& node_info) const {
+Status DynamicResources::Filter(const CycleState& state, const api::Pod& /*pod*/, const cache::NodeInfo& node_info) const {
   const CycleStateData* data = state.Read<CycleStateData>(kStateKey);
   if (data == nullptr) return Status::Error("reading \"DynamicResources\" from cycle state: not found");
   if (!data->state) return Status::Success();
@@ -254,7 +254,6 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod& pod, co
     return Unresolvable("resourceclaim not available on the node");
   }
   if (solution) s.node_solutions.Put(node->metadata.name, std::move(*solution));
-  (void)pod;
   return Status::Success();
 }
 
