@@ -17,7 +17,7 @@ CMAKE_FLAGS ?=
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: all deps control-plane image e2e-deploy build build-asan build-tsan build-release test test-unit fuzz demo bench bench-client bench-decode bench-queue bench-algorithm bench-simulate bench-e2e bench-chaos clean
+.PHONY: all deps control-plane image e2e-deploy build install build-asan build-tsan build-release test test-unit fuzz demo bench bench-client bench-decode bench-queue bench-algorithm bench-simulate bench-e2e bench-chaos clean
 
 all: build
 
@@ -35,6 +35,14 @@ $(BUILD)/CMakeCache.txt:
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
+
+# The ksched binary, and the SDK for plugins built outside this tree: the headers, the
+# libraries and find_package(ksched) (cmake/KschedInstall.cmake; examples/score-plugin).
+# PREFIX=/opt/ksched and DESTDIR=/tmp/stage as usual.
+PREFIX ?= /usr/local
+install: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS) --target ksched
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
 # Unit tests (and the API client's integration test) under AddressSanitizer +
 # UndefinedBehaviorSanitizer, built with clang so -Wthread-safety checks the GUARDED_BY

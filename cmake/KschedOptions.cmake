@@ -1,14 +1,18 @@
 # Compiler settings shared by every ksched target (applied through ksched_options).
+# Installed with the libraries (cmake/KschedInstall.cmake): the warning flags are this
+# tree's own, so code built against an installed ksched chooses its own.
 add_library(ksched_options INTERFACE)
-target_include_directories(ksched_options INTERFACE ${PROJECT_SOURCE_DIR})
+target_include_directories(ksched_options INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+                                                    $<INSTALL_INTERFACE:include/ksched>)
 # Designated initializers deliberately omit defaulted fields of options structs.
-target_compile_options(ksched_options INTERFACE -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
+target_compile_options(ksched_options INTERFACE
+                       "$<BUILD_INTERFACE:-Wall;-Wextra;-Wno-unused-parameter;-Wno-missing-field-initializers>")
 if(KSCHED_WERROR)
-  target_compile_options(ksched_options INTERFACE -Werror)
+  target_compile_options(ksched_options INTERFACE $<BUILD_INTERFACE:-Werror>)
 endif()
 if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   # Checks GUARDED_BY / REQUIRES annotations (pkg/util/thread_annotations.h).
-  target_compile_options(ksched_options INTERFACE -Wthread-safety)
+  target_compile_options(ksched_options INTERFACE $<BUILD_INTERFACE:-Wthread-safety>)
 endif()
 if(KSCHED_FUZZ)
   # libFuzzer targets (tests/fuzz): every library they link gets coverage instrumentation

@@ -348,9 +348,50 @@ void DecodeProfile(Decoder& d, const Node& n, KubeSchedulerProfile* p, std::vect
   });
 }
 
-constexpr std::string_view kExtenderFields[] = {
-    "urlPrefix", "filterVerb", "preemptVerb", "prioritizeVerb", "weight", "bindVerb", "enableHTTPS",
-    "tlsConfig", "httpTimeout", "nodeCacheCapable", "managedResources", "ignorable"};
+void DecodeExtenderTls(Decoder& d, const Node& n, ExtenderTLSConfig* t) {
+  d.Object(n, [&](const std::string& k, const Node& v) {
+    if (k == "insecure") d.Bool(v, &t->insecure);
+    else if (k == "serverName") d.String(v, &t->server_name);
+    else if (k == "certFile") d.String(v, &t->cert_file);
+    else if (k == "keyFile") d.String(v, &t->key_file);
+    else if (k == "caFile") d.String(v, &t->ca_file);
+    else if (k == "certData") d.String(v, &t->cert_data);
+    else if (k == "keyData") d.String(v, &t->key_data);
+    else if (k == "caData") d.String(v, &t->ca_data);
+    else return false;
+    return true;
+  });
+}
+
+void DecodeExtender(Decoder& d, const Node& n, Extender* e) {
+  d.Object(n, [&](const std::string& k, const Node& v) {
+    if (k == "urlPrefix") d.String(v, &e->url_prefix);
+    else if (k == "filterVerb") d.String(v, &e->filter_verb);
+    else if (k == "preemptVerb") d.String(v, &e->preempt_verb);
+    else if (k == "prioritizeVerb") d.String(v, &e->prioritize_verb);
+    else if (k == "weight") d.Int64(v, &e->weight);
+    else if (k == "bindVerb") d.String(v, &e->bind_verb);
+    else if (k == "enableHTTPS") d.Bool(v, &e->enable_https);
+    else if (k == "tlsConfig") {
+      if (!v.IsNull()) DecodeExtenderTls(d, v, &e->tls_config.emplace());
+    } else if (k == "httpTimeout") d.Dur(v, &e->http_timeout);
+    else if (k == "nodeCacheCapable") d.Bool(v, &e->node_cache_capable);
+    else if (k == "managedResources") {
+      d.List(v, [&](const Node& r) {
+        ExtenderManagedResource mr;
+        d.Object(r, [&](const std::string& k2, const Node& v2) {
+          if (k2 == "name") d.String(v2, &mr.name);
+          else if (k2 == "ignoredByScheduler") d.Bool(v2, &mr.ignored_by_scheduler);
+          else return false;
+          return true;
+        });
+        e->managed_resources.push_back(std::move(mr));
+      });
+    } else if (k == "ignorable") d.Bool(v, &e->ignorable);
+    else return false;
+    return true;
+  });
+}
 
 }  // namespace
 
@@ -399,16 +440,9 @@ StatusOr<KubeSchedulerConfiguration> DecodeConfig(const YAML::Node& root, size_t
       });
     } else if (k == "extenders") {
       d.List(v, [&](const Node& e) {
-        ++cfg.extenders_count;
-        d.Object(e, [&](const std::string& k2, const Node& v2) {
-          for (std::string_view f : kExtenderFields) {
-            if (k2 == f) {
-              d.Skip(v2);
-              return true;
-            }
-          }
-          return false;
-        });
+        Extender ext;
+        DecodeExtender(d, e, &ext);
+        cfg.extenders.push_back(std::move(ext));
       });
     } else if (k == "delayCacheUntilActive") d.Bool(v, &cfg.delay_cache_until_active);
     else if (k == "enableProfiling") d.Bool(v, &cfg.enable_profiling);

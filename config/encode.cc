@@ -231,6 +231,56 @@ void PluginsBlock(Emitter& out, const Plugins& plugins) {
   out.EndMap();
 }
 
+// v1.Extender's fields, sorted; omitempty ones only when set (httpTimeout is a struct and
+// always present, as in Go).
+void Extenders(Emitter& out, const std::vector<Extender>& extenders) {
+  auto kv_if = [&out](std::string_view key, const std::string& value) {
+    if (!value.empty()) KV(out, key, value);
+  };
+  out.Key("extenders");
+  out.BeginSeq();
+  for (const Extender& e : extenders) {
+    out.BeginMap();
+    kv_if("bindVerb", e.bind_verb);
+    if (e.enable_https) KB(out, "enableHTTPS", true);
+    kv_if("filterVerb", e.filter_verb);
+    KV(out, "httpTimeout", FormatGoDuration(e.http_timeout));
+    if (e.ignorable) KB(out, "ignorable", true);
+    if (!e.managed_resources.empty()) {
+      out.Key("managedResources");
+      out.BeginSeq();
+      for (const ExtenderManagedResource& r : e.managed_resources) {
+        out.BeginMap();
+        if (r.ignored_by_scheduler) KB(out, "ignoredByScheduler", true);
+        KV(out, "name", r.name);
+        out.EndMap();
+      }
+      out.EndSeq();
+    }
+    if (e.node_cache_capable) KB(out, "nodeCacheCapable", true);
+    kv_if("preemptVerb", e.preempt_verb);
+    kv_if("prioritizeVerb", e.prioritize_verb);
+    if (e.tls_config) {
+      const ExtenderTLSConfig& t = *e.tls_config;
+      out.Key("tlsConfig");
+      out.BeginMap();
+      kv_if("caData", t.ca_data);
+      kv_if("caFile", t.ca_file);
+      kv_if("certData", t.cert_data);
+      kv_if("certFile", t.cert_file);
+      if (t.insecure) KB(out, "insecure", true);
+      kv_if("keyData", t.key_data);
+      kv_if("keyFile", t.key_file);
+      kv_if("serverName", t.server_name);
+      out.EndMap();
+    }
+    KV(out, "urlPrefix", e.url_prefix);
+    if (e.weight != 0) KN(out, "weight", e.weight);
+    out.EndMap();
+  }
+  out.EndSeq();
+}
+
 void Encode(const KubeSchedulerConfiguration& cfg, Emitter& out) {
   out.BeginMap();
   KV(out, "apiVersion", cfg.api_version);
@@ -246,6 +296,7 @@ void Encode(const KubeSchedulerConfiguration& cfg, Emitter& out) {
   if (cfg.delay_cache_until_active) KB(out, "delayCacheUntilActive", true);
   if (cfg.enable_contention_profiling) KB(out, "enableContentionProfiling", *cfg.enable_contention_profiling);
   KB(out, "enableProfiling", cfg.enable_profiling);
+  if (!cfg.extenders.empty()) Extenders(out, cfg.extenders);
   if (cfg.healthz_bind_address) KV(out, "healthzBindAddress", *cfg.healthz_bind_address);
   KV(out, "kind", cfg.kind);
   const LeaderElectionConfiguration& le = cfg.leader_election;

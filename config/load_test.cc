@@ -196,6 +196,50 @@ profiles:
   EXPECT_TRUE(ValidateConfig(*cfg).ok()) << ValidateConfig(*cfg).ToString();
 }
 
+TEST(LoadTest, ExtenderFieldsAreRead) {
+  auto cfg = Load(R"(
+extenders:
+- urlPrefix: https://127.0.0.1:9443/scheduler
+  filterVerb: filter
+  preemptVerb: preempt
+  prioritizeVerb: prioritize
+  weight: 5
+  bindVerb: bind
+  enableHTTPS: true
+  tlsConfig: {insecure: false, serverName: extender.local, caFile: /etc/ca.crt, certData: Y2VydA==}
+  httpTimeout: 30s
+  nodeCacheCapable: true
+  managedResources:
+  - name: example.com/gpu
+    ignoredByScheduler: true
+  ignorable: true
+)");
+  ASSERT_TRUE(cfg.ok()) << cfg.status().ToString();
+  ASSERT_EQ(cfg->extenders.size(), 1u);
+  const Extender& e = cfg->extenders[0];
+  EXPECT_EQ(e.url_prefix, "https://127.0.0.1:9443/scheduler");
+  EXPECT_EQ(e.filter_verb, "filter");
+  EXPECT_EQ(e.preempt_verb, "preempt");
+  EXPECT_EQ(e.prioritize_verb, "prioritize");
+  EXPECT_EQ(e.weight, 5);
+  EXPECT_EQ(e.bind_verb, "bind");
+  EXPECT_TRUE(e.enable_https);
+  ASSERT_TRUE(e.tls_config.has_value());
+  EXPECT_EQ(e.tls_config->server_name, "extender.local");
+  EXPECT_EQ(e.tls_config->ca_file, "/etc/ca.crt");
+  EXPECT_EQ(e.tls_config->cert_data, "Y2VydA==");
+  EXPECT_EQ(e.http_timeout, std::chrono::seconds(30));
+  EXPECT_TRUE(e.node_cache_capable);
+  EXPECT_EQ(e.managed_resources, (std::vector<ExtenderManagedResource>{{"example.com/gpu", true}}));
+  EXPECT_TRUE(e.ignorable);
+  EXPECT_TRUE(ValidateConfig(*cfg).ok()) << ValidateConfig(*cfg).ToString();
+
+  auto unknown = LoadConfigFromString(std::string(kHeader) + "extenders:\n- {urlPrefix: http://x, filterVerbs: f}\n");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown field \"extenders[0].filterVerbs\""), std::string::npos)
+      << unknown.status().message();
+}
+
 TEST(LoadTest, DecodingErrors) {
   struct Case {
     std::string_view name, body, want;
@@ -329,6 +373,12 @@ TEST(LoadTest, EncodeRoundTrips) {
       "          nodeSelectorTerms: [{matchExpressions: [{key: k, operator: Exists}]}]\n"
       "- schedulerName: 'yes'\n",
       "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args: {filterTimeout: 0s, bindingTimeout: 1h2m3.5s}\n",
+      "extenders:\n- {urlPrefix: 'http://127.0.0.1:8888/x', filterVerb: filter, prioritizeVerb: p, weight: 3,\n"
+      "   bindVerb: b, preemptVerb: pre, enableHTTPS: true, httpTimeout: 1.5s, nodeCacheCapable: true, ignorable: true,\n"
+      "   managedResources: [{name: example.com/gpu, ignoredByScheduler: true}, {name: example.com/fpga}],\n"
+      "   tlsConfig: {insecure: true, serverName: s, certFile: c, keyFile: k, caFile: a, certData: Yw==,\n"
+      "               keyData: aw==, caData: YQ==}}\n"
+      "- {urlPrefix: 'http://127.0.0.1:8889'}\n",
   };
   for (std::string_view body : bodies) {
     auto cfg = Load(body);

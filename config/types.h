@@ -233,6 +233,41 @@ struct KubeSchedulerProfile {
   bool operator==(const KubeSchedulerProfile&) const = default;
 };
 
+// An HTTP scheduler extender (KubeSchedulerConfiguration v1 `extenders`), shared by every
+// profile. An empty verb means the extender does not offer that call.
+struct ExtenderManagedResource {
+  std::string name;
+  // Left out of NodeResourcesFit's checks: the extender accounts for it.
+  bool ignored_by_scheduler = false;
+  bool operator==(const ExtenderManagedResource&) const = default;
+};
+
+struct ExtenderTLSConfig {
+  bool insecure = false;
+  std::string server_name;
+  std::string cert_file, key_file, ca_file;
+  // certData, keyData, caData: base64 text as written (Go's []byte in JSON); decoded when
+  // the extender's client is built, which names the field when it is not valid base64.
+  std::string cert_data, key_data, ca_data;
+  bool operator==(const ExtenderTLSConfig&) const = default;
+};
+
+struct Extender {
+  std::string url_prefix;
+  std::string filter_verb;
+  std::string preempt_verb;
+  std::string prioritize_verb;
+  int64_t weight = 0;
+  std::string bind_verb;
+  bool enable_https = false;
+  std::optional<ExtenderTLSConfig> tls_config;
+  Duration http_timeout{0};  // zero: upstream's 5s (DefaultExtenderTimeout)
+  bool node_cache_capable = false;
+  std::vector<ExtenderManagedResource> managed_resources;
+  bool ignorable = false;
+  bool operator==(const Extender&) const = default;
+};
+
 struct KubeSchedulerConfiguration {
   std::string api_version = std::string(kAPIVersion);
   std::string kind = std::string(kKind);
@@ -243,8 +278,7 @@ struct KubeSchedulerConfiguration {
   int64_t pod_initial_backoff_seconds = 1;
   int64_t pod_max_backoff_seconds = 10;
   std::vector<KubeSchedulerProfile> profiles;
-  // Extenders are decoded only to be rejected by validation (ksched has no extender client).
-  size_t extenders_count = 0;
+  std::vector<Extender> extenders;
   bool delay_cache_until_active = false;
   bool enable_profiling = true;
   // Unset means "same as enableProfiling" (upstream's defaulting); set after SetDefaults.

@@ -249,6 +249,48 @@ Errors ValidateCommonQueueSort(const std::vector<KubeSchedulerProfile>& profiles
   return errs;
 }
 
+// v1helper.IsExtendedResourceName: a name with a domain prefix outside kubernetes.io that
+// still is a qualified name once quota's "requests." prefix is put in front of it.
+bool IsExtendedResourceName(std::string_view name) {
+  if (name.find('/') == std::string_view::npos || name.find("kubernetes.io/") != std::string_view::npos) return false;
+  if (name.starts_with("requests.")) return false;
+  return IsQualifiedName(std::string("requests.") + std::string(name)).empty();
+}
+
+// validation.go validateExtenders: a prioritizer needs a positive weight, managed resource
+// names are extended resource names listed once across all extenders, and at most one
+// extender binds.
+Errors ValidateExtenders(const std::string& path, const std::vector<Extender>& extenders) {
+  Errors errs;
+  int binders = 0;
+  std::set<std::string> managed;
+  for (size_t i = 0; i < extenders.size(); ++i) {
+    const Extender& e = extenders[i];
+    const std::string p = Idx(path, i);
+    if (!e.prioritize_verb.empty() && e.weight <= 0) {
+      errs.push_back(FieldInvalid(p + ".weight", e.weight, "must have a positive weight applied to it"));
+    }
+    if (!e.bind_verb.empty()) ++binders;
+    for (size_t j = 0; j < e.managed_resources.size(); ++j) {
+      const std::string& name = e.managed_resources[j].name;
+      const std::string np = Idx(p + ".managedResources", j) + ".name";
+      Errors qualified = IsQualifiedName(name);
+      for (const std::string& msg : qualified) errs.push_back(FieldInvalidString(np, name, msg));
+      if (qualified.empty() && !IsExtendedResourceName(name)) {
+        errs.push_back(FieldInvalidString(np, name, "is an invalid extended resource name"));
+      }
+      if (!managed.insert(name).second) {
+        errs.push_back(FieldInvalidString(np, name, "duplicate extender managed resource name"));
+      }
+    }
+  }
+  if (binders > 1) {
+    errs.push_back(FieldInvalidString(path, "found " + std::to_string(binders) + " extenders implementing bind",
+                                      "only one extender can implement bind"));
+  }
+  return errs;
+}
+
 }  // namespace
 
 std::vector<std::string> ValidateDefaultPreemptionArgs(const std::string& path, const DefaultPreemptionArgs& a) {
@@ -446,7 +488,7 @@ std::vector<std::string> ValidationErrors(const KubeSchedulerConfiguration& cfg)
     errs.push_back(FieldInvalid("podMaxBackoffSeconds", cfg.pod_max_backoff_seconds,
                                 "must be greater than or equal to PodInitialBackoffSeconds"));
   }
-  if (cfg.extenders_count > 0) errs.push_back(FieldForbidden("extenders", "extenders are not supported by ksched"));
+  Append(errs, ValidateExtenders("extenders", cfg.extenders));
   return errs;
 }
 

@@ -58,8 +58,31 @@ TEST(ValidateTest, UpstreamMessages) {
        "profiles[1].plugins.queueSort: Invalid value: config.PluginSet{Enabled:[]config.Plugin{config.Plugin{"
        "Name:\"Custom\", Weight:0}}, Disabled:[]config.Plugin{config.Plugin{Name:\"*\", Weight:0}}}: must be the "
        "same for all profiles"},
-      {"extenders", "extenders:\n- urlPrefix: http://x\n  filterVerb: filter\n",
-       "extenders: Forbidden: extenders are not supported by ksched"},
+      {"extender", "extenders:\n- urlPrefix: http://x\n  filterVerb: filter\n", ""},
+      {"extender prioritizer weight", "extenders:\n- urlPrefix: http://x\n  prioritizeVerb: prioritize\n",
+       "extenders[0].weight: Invalid value: 0: must have a positive weight applied to it"},
+      {"extender weight without prioritizer", "extenders:\n- urlPrefix: http://x\n  weight: -3\n", ""},
+      {"two binders",
+       "extenders:\n- {urlPrefix: http://a, bindVerb: bind}\n- {urlPrefix: http://b, bindVerb: bind}\n",
+       "extenders: Invalid value: \"found 2 extenders implementing bind\": only one extender can implement bind"},
+      {"managed resource not extended",
+       "extenders:\n- urlPrefix: http://x\n  managedResources: [{name: cpu}]\n",
+       "extenders[0].managedResources[0].name: Invalid value: \"cpu\": is an invalid extended resource name"},
+      {"managed resource in kubernetes.io",
+       "extenders:\n- urlPrefix: http://x\n  managedResources: [{name: kubernetes.io/gpu}]\n",
+       "extenders[0].managedResources[0].name: Invalid value: \"kubernetes.io/gpu\": is an invalid extended "
+       "resource name"},
+      {"managed resource not qualified",
+       "extenders:\n- urlPrefix: http://x\n  managedResources: [{name: example.com/-gpu}]\n",
+       "extenders[0].managedResources[0].name: Invalid value: \"example.com/-gpu\": name part must consist of "
+       "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. "
+       "'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?"
+       "[A-Za-z0-9]')"},
+      {"managed resource twice",
+       "extenders:\n- urlPrefix: http://a\n  managedResources: [{name: example.com/gpu}]\n"
+       "- urlPrefix: http://b\n  managedResources: [{name: example.com/gpu, ignoredByScheduler: true}]\n",
+       "extenders[1].managedResources[0].name: Invalid value: \"example.com/gpu\": duplicate extender managed "
+       "resource name"},
       {"duplicate plugin config",
        "profiles:\n- pluginConfig:\n  - {name: VolumeBinding}\n  - {name: VolumeBinding}\n",
        "profiles[0].pluginConfig[1]: Duplicate value: \"VolumeBinding\""},

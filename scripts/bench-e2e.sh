@@ -25,6 +25,9 @@
 #                       the victims (expected 1,500) and how soon each preemptor was bound
 #                       after its node's last victim went.
 #   all                 each of the above in turn
+# EXTENDER=1 adds one HTTP extender (tests/fakes/test_extender_main.cc, on loopback) with
+# filter and prioritize verbs (nodeCacheCapable, weight 1) to both schedulers' configs:
+# every pod is also filtered and scored by it; it rejects no node.
 # The scheduler must bind every pod, with no gap of 2 minutes between binds (10 minutes in
 # all), else its run ends with "TIMEOUT: ..." and fails. Exits non-zero if a ksched run
 # failed, its placement has violations, or it evicted other than the expected victims.
@@ -65,12 +68,25 @@ preemption_figures() { # LABEL FILE: the victims and delays of a run that has th
     "p90 $(field '.*removal: .*p90 \([0-9]*\) ms.*' "$2") ms, max $(field '.*removal: .*max \([0-9]*\) ms.*' "$2") ms"
 }
 
+EXTENDERS=""
+if [ "${EXTENDER:-0}" = 1 ]; then
+  "$BUILD/tests/ksched_test_extender" > "$DIR.extender.out" 2>&1 &
+  EXT_PID=$!
+  trap 'kill $EXT_PID 2>/dev/null; bash "$CP" down "$DIR" >/dev/null 2>&1 || true' EXIT INT TERM
+  for _ in $(seq 50); do grep -q listening "$DIR.extender.out" 2>/dev/null && break; sleep 0.1; done
+  EXT_ADDR=$(sed -n 's/^listening on //p' "$DIR.extender.out")
+  [ -n "$EXT_ADDR" ] || { echo "bench-e2e: the test extender did not start" >&2; exit 1; }
+  EXTENDERS="extenders: [{urlPrefix: 'http://$EXT_ADDR', filterVerb: filter, prioritizeVerb: prioritize, weight: 1, nodeCacheCapable: true}]"
+  echo "bench-e2e: with an HTTP extender (filter + prioritize) at $EXT_ADDR" >&2
+fi
+
 cat > "$DIR.ksched-config.yaml" <<EOC
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection: {qps: $QPS, burst: $QPS}
 leaderElection: {leaderElect: false}
 profiles: [{schedulerName: ksched}]
+$EXTENDERS
 EOC
 cat > "$DIR.kube-scheduler-config.yaml" <<EOC
 apiVersion: kubescheduler.config.k8s.io/v1beta1
@@ -78,6 +94,7 @@ kind: KubeSchedulerConfiguration
 clientConnection: {kubeconfig: $DIR/kubeconfig, qps: $QPS, burst: $QPS}
 leaderElection: {leaderElect: false}
 profiles: [{schedulerName: default-scheduler}]
+$EXTENDERS
 EOC
 
 failed=()

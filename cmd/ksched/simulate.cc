@@ -278,7 +278,7 @@ std::string Table(const Report& r) {
 
 }  // namespace
 
-int RunSimulate(int argc, char** argv, FILE* out, FILE* err) {
+int RunSimulate(int argc, char** argv, FILE* out, FILE* err, const framework::Registry& registry) {
   auto flags = ParseSimulateFlags(argc, argv);
   if (!flags.ok()) {
     std::fprintf(err, "Error: %s\nRun 'ksched simulate --help' for usage.\n", flags.status().message().c_str());
@@ -327,8 +327,8 @@ int RunSimulate(int argc, char** argv, FILE* out, FILE* err) {
                  kind.c_str());
   }
 
-  auto sim = simulate::Simulator::New(cluster, {.config = std::move(*cfg), .seed = flags->seed,
-                                                .explain = flags->explain});
+  auto sim = simulate::Simulator::New(cluster, {.config = std::move(*cfg), .registry = registry,
+                                                .seed = flags->seed, .explain = flags->explain});
   if (!sim.ok()) return fail(sim.status());
   Report report;
   report.pods = (*sim)->SchedulePending();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/framework/registry.h"
 #include "pkg/util/status.h"
 
 namespace ksched::cmd {
@@ -33,8 +34,10 @@ struct SimulateFlags {
 // argv[0] is "simulate". kInvalidArgument naming the flag.
 StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv);
 std::string SimulateUsage();
-// Runs the subcommand: 0 done (whether or not the pods fit), 2 bad input (flags, files,
-// objects), 1 anything else (the cluster could not be read).
-int RunSimulate(int argc, char** argv, FILE* out, FILE* err);
+// Runs the subcommand with the plugins of `registry`: 0 done (whether or not the pods
+// fit), 2 bad input (flags, files, objects, the configuration or a plugin's args), 1
+// anything else (the cluster could not be read).
+int RunSimulate(int argc, char** argv, FILE* out, FILE* err,
+                const framework::Registry& registry = framework::InTreeRegistry());
 
 }  // namespace ksched::cmd

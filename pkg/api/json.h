@@ -142,7 +142,8 @@ StatusOr<WatchEvent<ResourceClaimTemplate>> DecodeResourceClaimTemplateWatchEven
 // Annotation keys the decoders keep in ObjectMeta::annotations; all others are skipped
 // (see types.h for why). Process-wide, empty by default; replaces the previous list and
 // applies to objects decoded afterwards. A component that reads an annotation
-// registers its key at startup, before informers start.
+// registers its key at startup, before informers start. "*" keeps every annotation
+// (what HTTP extenders are sent).
 void RetainAnnotationKeys(std::vector<std::string> keys);
 
 // Conveniences that use a parser owned by the calling thread. It keeps its capacity for

@@ -313,8 +313,9 @@ bool ReadRetainedAnnotations(od::value& v, StringMap& out, DecodeError& err) {
     MutexLock lock(r.mu);
     keys = r.keys;
   }
+  const bool all = std::find(keys->begin(), keys->end(), "*") != keys->end();
   return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
-    if (std::find(keys->begin(), keys->end(), key) == keys->end()) return true;
+    if (!all && std::find(keys->begin(), keys->end(), key) == keys->end()) return true;
     std::string value;
     if (!ReadString(fv, value, err)) return false;
     out.Set(std::string(key), std::move(value));

@@ -326,10 +326,13 @@ TEST(JsonDecodeTest, RetainsOnlyRegisteredAnnotations) {
     "annotations":{"a.example.com/keep":"1","b.example.com/drop":"2"}}})";
   RetainAnnotationKeys({"a.example.com/keep"});
   auto kept = DecodePod(kJson);
+  RetainAnnotationKeys({"*"});
+  auto all = DecodePod(kJson);
   RetainAnnotationKeys({});
   auto none = DecodePod(kJson);
-  ASSERT_TRUE(kept.ok() && none.ok());
+  ASSERT_TRUE(kept.ok() && all.ok() && none.ok());
   EXPECT_EQ((*kept)->metadata.annotations, (StringMap{{"a.example.com/keep", "1"}}));
+  EXPECT_EQ((*all)->metadata.annotations, (StringMap{{"a.example.com/keep", "1"}, {"b.example.com/drop", "2"}}));
   EXPECT_TRUE((*none)->metadata.annotations.empty());
 }
 

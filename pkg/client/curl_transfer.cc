@@ -262,6 +262,9 @@ void TransferSetup::SetUpEasy(Transfer& t, const std::string& token) const {
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());
     curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
     t.headers = curl_slist_append(t.headers, ("Content-Type: " + r.content_type).c_str());
+    // Over HTTP/1.1 libcurl asks a body over 1 KiB to wait for "100 Continue", up to a
+    // second when the server sends none (Go's net/http client never asks): sent at once.
+    t.headers = curl_slist_append(t.headers, "Expect:");
   }
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &OnHeader);

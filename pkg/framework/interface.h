@@ -27,6 +27,7 @@
 #include "pkg/api/types.h"
 #include "pkg/cache/node_info.h"
 #include "pkg/cache/snapshot.h"
+#include "pkg/framework/extender.h"
 #include "pkg/framework/pod_info.h"
 #include "pkg/framework/queue_plugins.h"
 #include "pkg/framework/status.h"
@@ -214,6 +215,8 @@ class Handle {
   // Requested when the scheduler shuts down: a plugin that waits in the binding cycle
   // (VolumeBinding's PreBind, for the PV controller) stops waiting and fails the pod.
   virtual std::stop_token Stopping() const { return {}; }
+  // The configured HTTP extenders, shared by every profile, in configuration order.
+  virtual std::span<Extender* const> Extenders() const { return {}; }
 
   // ---- for preemption's what-if runs (the runtime implements them; a bare handle
   // cannot run plugins) ----

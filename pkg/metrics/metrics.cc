@@ -232,6 +232,11 @@ struct Metrics::Families {
                         .Name("scheduler_permit_wait_duration_seconds")
                         .Help("[ALPHA] Duration of waiting on permit.")
                         .Register(r)),
+        extender_call(BuildHistogram()
+                          .Name("ksched_extender_call_duration_seconds")
+                          .Help("Duration of calls to HTTP scheduler extenders, by extender (its URL prefix), call "
+                                "(filter, prioritize, bind, preempt) and result (success, error).")
+                          .Register(r)),
         incoming(BuildCounter()
                      .Name("scheduler_queue_incoming_pods_total")
                      .Help("[STABLE] Number of pods added to scheduling queues by event and queue type.")
@@ -255,6 +260,7 @@ struct Metrics::Families {
         extension_points(extension_point, {"extension_point", "status", "profile"}, &ExtensionPointBuckets()),
         plugins(plugin, {"plugin", "extension_point", "status"}, &PluginBuckets()),
         permit_waits(permit_wait, {"result"}, &LatencyBuckets()),
+        extender_calls(extender_call, {"extender", "call", "result"}, &LatencyBuckets()),
         incomings(incoming, {"queue", "event"}) {}
 
   prometheus::Family<prometheus::Counter>& schedule_attempts;
@@ -266,6 +272,7 @@ struct Metrics::Families {
   prometheus::Family<Histogram>& extension_point;
   prometheus::Family<Histogram>& plugin;
   prometheus::Family<Histogram>& permit_wait;
+  prometheus::Family<Histogram>& extender_call;
   prometheus::Family<prometheus::Counter>& incoming;
   prometheus::Counter& preemption_attempts;
   Histogram& preemption_victims;
@@ -278,6 +285,7 @@ struct Metrics::Families {
   Handles<Histogram> extension_points;
   Handles<Histogram> plugins;
   Handles<Histogram> permit_waits;
+  Handles<Histogram> extender_calls;
   Handles<prometheus::Counter> incomings;
 };
 
@@ -312,6 +320,10 @@ void Metrics::ObservePlugin(std::string_view point, std::string_view plugin, fra
 
 void Metrics::ObservePermitWait(framework::Code code, double seconds) {
   families_->permit_waits.Get({framework::CodeName(code)}).Observe(seconds);
+}
+
+void Metrics::ObserveExtenderCall(std::string_view extender, std::string_view call, bool ok, double seconds) {
+  families_->extender_calls.Get({extender, call, ok ? "success" : "error"}).Observe(seconds);
 }
 
 void Metrics::ObserveAttempt(std::string_view result, std::string_view profile, double seconds) {

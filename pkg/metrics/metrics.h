@@ -80,6 +80,7 @@ class Metrics final : public queue::QueueMetricsRecorder,
   void ObservePlugin(std::string_view point, std::string_view plugin, framework::Code code,
                      double seconds) override;
   void ObservePermitWait(framework::Code code, double seconds) override;
+  void ObserveExtenderCall(std::string_view extender, std::string_view call, bool ok, double seconds) override;
 
   // scheduler::SchedulerMetrics
   void ObserveAttempt(std::string_view result, std::string_view profile, double seconds) override;
@@ -91,7 +92,7 @@ class Metrics final : public queue::QueueMetricsRecorder,
 
   // scheduler_goroutines{operation}: `source` is read at scrape time (e.g. "binding" ->
   // binding workers currently busy). An empty function unregisters the operation.
-  void SetGoroutinesSource(std::string operation, std::function<int64_t()> source);
+  void SetGoroutinesSource(std::string operation, std::function<int64_t()> source) override;
 
   // The Prometheus text exposition format (version 0.0.4) of every metric.
   std::string Serialize() const;

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <utility>
 
+#include "pkg/framework/extender.h"
 #include "pkg/queue/backoff.h"
 #include "pkg/queue/pod_matching.h"
 #include "pkg/util/log.h"
@@ -225,6 +226,8 @@ PriorityQueue::Strategy PriorityQueue::WorthRequeuing(const QueuedPodInfo& info,
   if (info.unschedulable_plugins.empty() && info.pending_plugins.empty()) return Strategy::kAfterBackoff;
   // Someone wants every pod retried (timeouts, forced flushes).
   if (event.IsWildCard()) return Strategy::kAfterBackoff;
+  // Extenders register no events: any may change their verdict.
+  if (info.unschedulable_plugins.contains(framework::kExtenderName)) return Strategy::kAfterBackoff;
   Strategy result = Strategy::kSkip;
   for (const RegisteredHint* h : hints) {
     bool pending = info.pending_plugins.contains(h->plugin);

@@ -4,6 +4,9 @@
 // framework runtime's recorders).
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <string>
 #include <string_view>
 
 namespace ksched::scheduler {
@@ -19,6 +22,8 @@ class SchedulerMetrics {
   // Preemption (PostFilter): one attempt, and how many victims it chose.
   virtual void ObservePreemptionAttempt() {}
   virtual void ObservePreemptionVictims(int victims) {}
+  // scheduler_goroutines{operation}: `source` is read at scrape time.
+  virtual void SetGoroutinesSource(std::string operation, std::function<int64_t()> source) {}
 };
 
 }  // namespace ksched::scheduler

@@ -151,7 +151,7 @@ void Scheduler::StartBindingCycle(std::unique_ptr<Attempt> attempt) {
   }
   framework::runtime::Framework& fwk = *attempt->fwk;
   if (fwk.CanBindAsync() && !fwk.PreBindNeeded(*attempt->state, attempt->pod(), attempt->host) &&
-      !fwk.GetWaitingPod(attempt->pod().metadata.uid)) {
+      !fwk.GetWaitingPod(attempt->pod().metadata.uid) && BindingExtender(attempt->pod()) == nullptr) {
     BindAsync(std::move(attempt));
     return;
   }
@@ -164,16 +164,39 @@ void Scheduler::BindingCycle(std::unique_ptr<Attempt> attempt) {
   const api::Pod& pod = attempt->pod();
   framework::Status s = fwk.WaitOnPermit(pod);
   if (s.IsSuccess()) s = fwk.RunPreBindPlugins(*attempt->state, pod, attempt->host);
-  if (s.IsSuccess() && fwk.CanBindAsync()) {
+  if (s.IsSuccess() && fwk.CanBindAsync() && BindingExtender(pod) == nullptr) {
     BindAsync(std::move(attempt));
     return;
   }
   if (s.IsSuccess()) s = CheckMayBind();
   if (s.IsSuccess()) {
     attempt->bind_sent = true;
-    s = fwk.RunBindPlugins(*attempt->state, pod, attempt->host);
+    s = Bind(*attempt);
   }
   FinishBindingCycle(std::move(attempt), s);
+}
+
+framework::Extender* Scheduler::BindingExtender(const api::Pod& pod) const {
+  for (const auto& e : extenders_) {
+    if (e->IsBinder() && e->IsInterested(pod)) return e.get();
+  }
+  return nullptr;
+}
+
+framework::Status Scheduler::Bind(Attempt& attempt) {
+  const api::Pod& pod = attempt.pod();
+  for (const auto& e : extenders_) {
+    if (!e->IsBinder() || !e->IsInterested(pod)) continue;
+    Status s = e->Bind(pod, attempt.host);
+    if (s.ok()) return framework::Status();
+    if (e->IsIgnorable()) {
+      KLOG(WARNING) << "Skipping extender in bind as it returned error and has ignorable flag set, extender=\""
+                    << e->Name() << "\" pod=\"" << pod.Key() << "\" err=\"" << s.message() << "\"";
+      continue;
+    }
+    return framework::Status::Error(s.message());
+  }
+  return attempt.fwk->RunBindPlugins(*attempt.state, pod, attempt.host);
 }
 
 framework::Status Scheduler::CheckMayBind() const {

@@ -2,6 +2,8 @@
 
 #include "config/effective_plugins.h"
 #include "config/defaults.h"
+#include "pkg/api/json.h"
+#include "pkg/extender/http_extender.h"
 #include "pkg/scheduler/event_handlers.h"
 #include "pkg/util/log.h"
 #include "pkg/util/thread_name.h"
@@ -39,6 +41,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   s->parallelizer_ = std::make_unique<framework::runtime::Parallelizer>(std::min(cfg.parallelism, cores));
   s->nominator_view_ = std::make_unique<queue::NominatorView>();
+  if (Status st = s->BuildExtenders(); !st.ok()) return st;
 
   queue::QueueOptions qopts;
   qopts.clock = &s->clock_;
@@ -50,8 +53,11 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
                                     .scheduled_records = s->options_.explain_records,
                                     .stuck_after = s->options_.stuck_after,
                                     .retry_after = s->options_.pod_max_in_unschedulable};
-  for (const auto& profile : cfg.profiles) {
+  std::vector<framework::Extender*> extenders;
+  for (const auto& e : s->extenders_) extenders.push_back(e.get());
+  for (const auto& profile : ProfilesWithExtendersIgnoredResources(cfg)) {
     framework::runtime::FrameworkOptions fopts;
+    fopts.extenders = extenders;
     fopts.snapshot = &s->snapshot_;
     fopts.nominator = s->nominator_view_.get();
     fopts.binder = s->writer_.get();
@@ -107,6 +113,52 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
   s->node_handler_ = std::make_unique<NodeEventHandler>(*s->cache_, *s->queue_);
   s->binding_pool_ = std::make_unique<WorkerPool>(s->options_.binding_workers);
   return s;
+}
+
+Status Scheduler::BuildExtenders() {
+  const config::KubeSchedulerConfiguration& cfg = options_.config;
+  extenders_ = std::move(options_.extenders);
+  if (extenders_.empty()) {
+    for (size_t i = 0; i < cfg.extenders.size(); ++i) {
+      extender::HttpExtenderOptions eo;
+      if (options_.framework_metrics) eo.metrics = options_.framework_metrics;
+      eo.clock = &clock_;
+      eo.field_path = "extenders[" + std::to_string(i) + "]";
+      eo.thread_name = "extender-" + std::to_string(i);
+      auto e = extender::HttpExtender::New(cfg.extenders[i], std::move(eo));
+      if (!e.ok()) return e.status();
+      extenders_.push_back(std::move(*e));
+    }
+  }
+  if (extenders_.empty()) return Status::OK();
+  // Extenders are sent pods as the scheduler has them: their annotations are kept too
+  // (many extenders read their own), for objects decoded from now on.
+  api::RetainAnnotationKeys({"*"});
+  if (options_.metrics) {
+    options_.metrics->SetGoroutinesSource("prioritizing_extender", [] { return extender::PrioritizeCallsInFlight(); });
+  }
+  return Status::OK();
+}
+
+std::vector<config::KubeSchedulerProfile> Scheduler::ProfilesWithExtendersIgnoredResources(
+    const config::KubeSchedulerConfiguration& cfg) {
+  // upstream buildExtenders: the resources extenders manage with ignoredByScheduler
+  // replace NodeResourcesFit's ignoredResources in every profile; the extender accounts
+  // for them.
+  std::vector<std::string> ignored;
+  for (const config::Extender& e : cfg.extenders) {
+    for (const config::ExtenderManagedResource& r : e.managed_resources) {
+      if (r.ignored_by_scheduler) ignored.push_back(r.name);
+    }
+  }
+  std::vector<config::KubeSchedulerProfile> profiles = cfg.profiles;
+  if (ignored.empty()) return profiles;
+  for (config::KubeSchedulerProfile& p : profiles) {
+    for (config::PluginConfig& pc : p.plugin_config) {
+      if (auto* fit = std::get_if<config::NodeResourcesFitArgs>(&pc.args)) fit->ignored_resources = ignored;
+    }
+  }
+  return profiles;
 }
 
 framework::runtime::Framework* Scheduler::FrameworkFor(std::string_view scheduler_name) const {

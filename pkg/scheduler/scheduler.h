@@ -88,6 +88,9 @@ struct SchedulerOptions {
   // requeued (not for a pod that was deleted or bound meanwhile). `ksched simulate`
   // follows its pods with it. Must be quick.
   std::function<void(const AttemptReport&)> on_attempt;
+  // The extenders to call, in place of those `config.extenders` describes (tests).
+  // Empty: an HttpExtender for each configured one.
+  std::vector<std::unique_ptr<framework::Extender>> extenders;
 };
 
 class Scheduler {
@@ -133,11 +136,21 @@ class Scheduler {
   explicit Scheduler(SchedulerOptions options);
 
   struct Attempt;  // one pod's scheduling attempt, carried into the binding cycle
+  // extenders_ from SchedulerOptions::extenders, or from the configuration.
+  Status BuildExtenders();
+  static std::vector<config::KubeSchedulerProfile> ProfilesWithExtendersIgnoredResources(
+      const config::KubeSchedulerConfiguration& cfg);
   void StartBindingCycle(std::unique_ptr<Attempt> attempt) EXCLUDES(bind_mu_);
   void BindingCycle(std::unique_ptr<Attempt> attempt);
   void BindAsync(std::unique_ptr<Attempt> attempt);
   // The leadership gate before a bind goes out (SchedulerOptions::may_bind).
   framework::Status CheckMayBind() const;
+  // The extender that binds this pod instead of the Bind plugins, if any (upstream
+  // extendersBinding: a binder interested in the pod).
+  framework::Extender* BindingExtender(const api::Pod& pod) const;
+  // The Bind plugins' bind, or the binding extender's (an ignorable one that fails
+  // leaves it to the plugins).
+  framework::Status Bind(Attempt& attempt);
   void FinishBindingCycle(std::unique_ptr<Attempt> attempt, framework::Status s) EXCLUDES(bind_mu_);
   // After a bind that failed with an error (not a rejection): whether it went through
   // anyway (a lost answer, a 409 for our own earlier bind), read back from the API
@@ -171,6 +184,8 @@ class Scheduler {
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::unique_ptr<framework::runtime::Parallelizer> parallelizer_;
   std::unique_ptr<queue::NominatorView> nominator_view_;
+  // Before the frameworks, which hold pointers to them.
+  std::vector<std::unique_ptr<framework::Extender>> extenders_;
   std::map<std::string, std::unique_ptr<framework::runtime::Framework>, std::less<>> frameworks_;
   std::unique_ptr<informers::EventHandler<api::Pod>> pod_handler_;
   std::unique_ptr<informers::EventHandler<api::Node>> node_handler_;

@@ -29,6 +29,7 @@
 #include "pkg/util/clock.h"
 #include "tests/fakes/builders.h"
 #include "tests/fakes/fake_api_client.h"
+#include "tests/fakes/fake_extender.h"
 
 namespace ksched::scheduler {
 namespace {
@@ -150,6 +151,38 @@ struct StartOptions {
   bool async_client = false;  // the fake answers on its own thread, as a real client's I/O thread
   size_t max_binds_sent = SchedulerOptions{}.max_binds_sent;
   bool without_dynamic_resources = false;  // the default profile with DynamicResources disabled
+  // The scheduler's extenders (owned by the test, which outlives the scheduler).
+  std::vector<ksched::testing::FakeExtender*> extenders;
+};
+
+// Hands an extender owned by the test to the scheduler, which owns what it is given.
+class BorrowedExtender final : public framework::Extender {
+ public:
+  explicit BorrowedExtender(framework::Extender& e) : e_(e) {}
+  const std::string& Name() const override { return e_.Name(); }
+  bool IsInterested(const api::Pod& pod) const override { return e_.IsInterested(pod); }
+  bool IsFilter() const override { return e_.IsFilter(); }
+  bool IsPrioritizer() const override { return e_.IsPrioritizer(); }
+  bool IsBinder() const override { return e_.IsBinder(); }
+  bool SupportsPreemption() const override { return e_.SupportsPreemption(); }
+  bool IsIgnorable() const override { return e_.IsIgnorable(); }
+  int64_t Weight() const override { return e_.Weight(); }
+  StatusOr<framework::ExtenderFilterResult> Filter(const api::Pod& pod,
+                                                   std::span<const cache::NodeInfoPtr> nodes) override {
+    return e_.Filter(pod, nodes);
+  }
+  std::future<StatusOr<std::vector<framework::HostPriority>>> Prioritize(
+      const api::Pod& pod, std::span<const cache::NodeInfoPtr> nodes) override {
+    return e_.Prioritize(pod, nodes);
+  }
+  Status Bind(const api::Pod& pod, const std::string& node) override { return e_.Bind(pod, node); }
+  StatusOr<framework::NodeVictims> ProcessPreemption(const api::Pod& pod, const framework::NodeVictims& c,
+                                                     const cache::Snapshot& snapshot) override {
+    return e_.ProcessPreemption(pod, c, snapshot);
+  }
+
+ private:
+  framework::Extender& e_;
 };
 
 class SchedulerTest : public ::testing::Test {
@@ -184,6 +217,7 @@ class SchedulerTest : public ::testing::Test {
     o.pod_lister = [this](const std::string& key) { return Lookup(key); };
     o.may_bind = std::move(options.may_bind);
     o.max_binds_sent = options.max_binds_sent;
+    for (framework::Extender* e : options.extenders) o.extenders.push_back(std::make_unique<BorrowedExtender>(*e));
     auto s = Scheduler::New(std::move(o));
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     sched_ = std::move(*s);
@@ -606,6 +640,67 @@ TEST_F(SchedulerTest, BindErrorForgetsThePodAndRetriesAfterBackoff) {
   EXPECT_EQ(Binds().size(), 2u);
   EXPECT_EQ(pq().Len(), 0u);
   EXPECT_EQ(sched_->cache().AssumedPodCount(), 1u);
+}
+
+// upstream extendersBinding: a binder interested in the pod binds it instead of the Bind
+// plugins; an ignorable one that fails leaves it to them; any other failure is the
+// binding cycle's.
+TEST_F(SchedulerTest, ExtenderBindsInsteadOfTheBindPlugins) {
+  ksched::testing::FakeExtender ext("http://binder");
+  std::string bound_to;
+  ext.bind = [&](const api::Pod& pod, const std::string& node) {
+    bound_to = pod.Key() + "@" + node;
+    return Status::OK();
+  };
+  Start({.extenders = {&ext}});
+  auto p = AddNodeN1AndPodP("4", "100m");
+  ScheduleOne();
+  EXPECT_EQ(ext.bind_calls, 1);
+  EXPECT_EQ(bound_to, "default/p@n1");
+  EXPECT_TRUE(Binds().empty());
+  EXPECT_EQ(Events("Scheduled", "p").size(), 1u);
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 1u);
+}
+
+TEST_F(SchedulerTest, IgnorableExtenderThatFailsToBindLeavesItToTheBindPlugins) {
+  ksched::testing::FakeExtender ext("http://binder");
+  ext.ignorable = true;
+  ext.bind = [](const api::Pod&, const std::string&) { return Unavailable("connection refused"); };
+  Start({.extenders = {&ext}});
+  AddNodeN1AndPodP("4", "100m");
+  ScheduleOne();
+  EXPECT_EQ(ext.bind_calls, 1);
+  EXPECT_EQ(Binds().size(), 1u);
+  EXPECT_EQ(sched_->cache().AssumedPodCount(), 1u);
+}
+
+TEST_F(SchedulerTest, ExtenderBindFailureRequeuesThePod) {
+  ksched::testing::FakeExtender ext("http://binder");
+  ext.bind = [](const api::Pod&, const std::string&) { return Unavailable("node is being drained"); };
+  Start({.extenders = {&ext}});
+  auto p = AddNodeN1AndPodP("4", "100m");
+  ScheduleOne();
+  EXPECT_EQ(ext.bind_calls, 1);
+  EXPECT_TRUE(Binds().empty());
+  EXPECT_EQ(sched_->cache().PodCount(), 0u);
+  EXPECT_EQ(Where(p), SubQueue::kBackoff);
+  ExpectOneConditionPatch("p", {R"("reason":"SchedulerError")", "node is being drained"});
+}
+
+TEST_F(SchedulerTest, PodAnExtenderRejectedIsRetriedOnAnyEvent) {
+  ksched::testing::FakeExtender ext("http://filter");
+  ext.filter = ksched::testing::FakeExtender::Rejecting({"n1"});
+  Start({.extenders = {&ext}});
+  auto p = AddNodeN1AndPodP("4", "100m");
+  ScheduleOne();
+  EXPECT_EQ(Where(p), SubQueue::kUnschedulable);
+  ExpectOneConditionPatch("p", {R"("reason":"Unschedulable")", "0/1 nodes are available: 1 rejected by the extender."});
+  // A node label change is an event no plugin of the default profile cares about for a
+  // pod that fits everywhere; it may change the extender's mind.
+  api::Node labelled = *Node("n1", "4");
+  labelled.metadata.labels.Set("team", "a");
+  sched_->node_handler().OnUpdate(Node("n1", "4"), std::make_shared<api::Node>(labelled));
+  EXPECT_NE(Where(p), SubQueue::kUnschedulable);
 }
 
 // SchedulerOptions::may_bind false (a stale lease): no bind request goes out; the pod is

@@ -247,7 +247,11 @@ Status Simulator::Impl::Start(const ClusterObjects& cluster) {
 
   scheduler::SchedulerOptions so;
   so.config = options.config;
-  so.registry = framework::InTreeRegistry();
+  // Extenders are asked to filter, score and pick preemption victims as in the scheduler,
+  // but never to bind: their bind would write to the real cluster. The in-memory server
+  // binds instead.
+  for (config::Extender& e : so.config.extenders) e.bind_verb.clear();
+  so.registry = options.registry;
   so.bind_client = &server;
   so.status_client = &server;
   so.hostname = "ksched-simulate";

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "config/types.h"
+#include "pkg/framework/registry.h"
 #include "pkg/simulate/cluster_files.h"
 #include "pkg/util/status.h"
 
@@ -27,6 +28,9 @@ namespace ksched::simulate {
 
 struct SimulateOptions {
   config::KubeSchedulerConfiguration config;  // defaulted and validated
+  // The plugins the profiles may name: the in-tree ones, and those of a binary built
+  // with plugins of its own (cmd/ksched/app.h).
+  framework::Registry registry = framework::InTreeRegistry();
   uint64_t seed = 1;  // the tie-break between equally scored nodes
   bool explain = false;  // keep each pod's /debug/pods record (PodResult::explain)
   // How long one pod may take to settle (a pod never bound nor rejected in this time is

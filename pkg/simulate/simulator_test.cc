@@ -10,6 +10,7 @@
 #include <map>
 
 #include "config/defaults.h"
+#include "tests/fakes/prefer_node_plugin.h"
 
 namespace ksched::simulate {
 namespace {
@@ -356,6 +357,32 @@ TEST(SimulatorTest, ExplainKeepsTheVerdictOfEachPod) {
   EXPECT_NE(r[0].explain.find("\"node\":\"n1\""), std::string::npos) << r[0].explain;
   EXPECT_NE(r[1].explain.find("NodeResourcesFit"), std::string::npos) << r[1].explain;
   EXPECT_NE(r[1].explain.find("Insufficient cpu"), std::string::npos) << r[1].explain;
+}
+
+TEST(SimulatorTest, PluginsOfTheCallersRegistryRunWithTheirArgs) {
+  const std::string cluster = Node("roomy", "16") + Node("small", "2");
+  auto stock = Start(cluster);
+  ASSERT_TRUE(stock);
+  auto r = stock->Schedule(PodOf(Pod("p", "1")));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(NodeOf(*r), "roomy");  // the default plugins: the most room
+
+  SimulateOptions o = Defaults();
+  o.registry.emplace("PreferNode", ksched::testing::NewPreferNode);
+  o.config.profiles[0].plugins.score.enabled.push_back({"PreferNode", 10});
+  o.config.profiles[0].plugin_config.push_back({"PreferNode", config::RawArgs{"node: small\n"}});
+  auto custom = Start(cluster, o);
+  ASSERT_TRUE(custom);
+  r = custom->Schedule(PodOf(Pod("p", "1")));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(NodeOf(*r), "small");
+
+  o.config.profiles[0].plugin_config.back().args = config::RawArgs{"nod: small\n"};
+  auto bad = Simulator::New(Objects(cluster), o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "profile \"default-scheduler\": initializing plugin \"PreferNode\": decoding args for plugin PreferNode: "
+            "strict decoding error: unknown field \"nod\"");
 }
 
 }  // namespace

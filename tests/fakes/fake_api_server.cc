@@ -98,7 +98,7 @@ void ResponseWriter::Abort() {
   ok_ = false;
 }
 
-FakeApiServer::FakeApiServer(Handler handler) : handler_(std::move(handler)) {
+FakeApiServer::FakeApiServer(Handler handler, bool record) : handler_(std::move(handler)), record_(record) {
   listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
   int one = 1;
   ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -146,7 +146,7 @@ std::vector<HttpRequest> FakeApiServer::requests() const {
 
 int FakeApiServer::request_count() const {
   std::lock_guard l(mu_);
-  return static_cast<int>(requests_.size());
+  return static_cast<int>(requests_.size() + unrecorded_);
 }
 
 void FakeApiServer::AcceptLoop() {
@@ -210,7 +210,11 @@ void FakeApiServer::Serve(int fd) {
       }
       {
         std::lock_guard l(mu_);
-        requests_.push_back(req);
+        if (record_) {
+          requests_.push_back(req);
+        } else {
+          ++unrecorded_;
+        }
       }
       ResponseWriter w(fd);
       handler_(req, w);

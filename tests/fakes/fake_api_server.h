@@ -52,7 +52,9 @@ class FakeApiServer {
  public:
   using Handler = std::function<void(const HttpRequest&, ResponseWriter&)>;
 
-  explicit FakeApiServer(Handler handler);
+  // `record`: keep every request for requests() (a long-running server, such as the test
+  // extender under a benchmark, only counts them).
+  explicit FakeApiServer(Handler handler, bool record = true);
   ~FakeApiServer();
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
@@ -70,6 +72,8 @@ class FakeApiServer {
   void Serve(int fd);
 
   Handler handler_;
+  bool record_ = true;
+  size_t unrecorded_ = 0;
   int listen_fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stopping_{false};

@@ -12,6 +12,7 @@
 #include "pkg/client/curl_client.h"
 #include "pkg/client/rest_config.h"
 #include "pkg/api/json.h"
+#include "tests/fakes/event_log.h"
 #include "tests/harness/control_plane.h"
 
 namespace ksched::testing {
@@ -46,6 +47,24 @@ inline void CreateNamespace(client::ApiClient& c, const std::string& name) {
 // POST the pod into its namespace.
 inline void CreatePod(client::ApiClient& c, const api::Pod& p) {
   Post(c, "/api/v1/namespaces/" + p.metadata.namespace_ + "/pods", api::EncodePod(p));
+}
+
+// The node pod `key` ("namespace/name") is bound to, as the API server has it, once it
+// is bound; "" if it is not within `timeout`.
+inline std::string BoundNode(client::ApiClient& c, const std::string& key, std::chrono::milliseconds timeout) {
+  const size_t slash = key.find('/');
+  const std::string path = "/api/v1/namespaces/" + key.substr(0, slash) + "/pods/" + key.substr(slash + 1);
+  std::string node;
+  Eventually(
+      [&] {
+        auto r = c.Do({.path = path});
+        if (!r.ok()) return false;
+        auto p = api::DecodePod(r->body);
+        if (p.ok()) node = (*p)->spec.node_name;
+        return !node.empty();
+      },
+      timeout);
+  return node;
 }
 
 }  // namespace ksched::testing

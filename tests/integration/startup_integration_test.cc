@@ -45,24 +45,6 @@ std::string Readyz(int port) {
   return out.ok() ? *out : "";
 }
 
-// The node pod `key` ("namespace/name") is bound to, as the API server has it, once it
-// is bound; "" if it is not within `timeout`.
-std::string BoundNode(client::ApiClient& c, const std::string& key, std::chrono::milliseconds timeout) {
-  const size_t slash = key.find('/');
-  const std::string path = "/api/v1/namespaces/" + key.substr(0, slash) + "/pods/" + key.substr(slash + 1);
-  std::string node;
-  Eventually(
-      [&] {
-        auto r = c.Do({.path = path});
-        if (!r.ok()) return false;
-        auto p = api::DecodePod(r->body);
-        if (p.ok()) node = (*p)->spec.node_name;
-        return !node.empty();
-      },
-      timeout);
-  return node;
-}
-
 // Starts ksched with `args` (plus a secure port on loopback) and returns the port.
 int StartKsched(std::unique_ptr<ChildProcess>& child, std::vector<std::string> args, const std::string& log) {
   const int port = FreePort();

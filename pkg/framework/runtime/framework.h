@@ -54,6 +54,8 @@ struct FrameworkOptions {
   std::optional<int32_t> percentage_of_nodes_to_score;
   MetricsRecorder* metrics = &NoopMetricsRecorder();
   Clock* clock = &RealClock();
+  // The scheduler's extenders (Handle::Extenders), owned by the caller.
+  std::vector<Extender*> extenders;
 };
 
 // Each Score plugin's part of the totals, as RunScorePlugins left them: plugin k gave
@@ -75,6 +77,7 @@ class Framework : public Handle {
   const PodNominator* Nominator() const override { return options_.nominator; }
   PodBinder& Binder() override;
   int Parallelism() const override { return parallelizer_->parallelism(); }
+  std::span<Extender* const> Extenders() const override { return options_.extenders; }
   const api::ClusterLister& Lister() const override {
     return options_.lister != nullptr ? *options_.lister : api::EmptyClusterLister();
   }

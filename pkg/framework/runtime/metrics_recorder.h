@@ -21,6 +21,9 @@ class MetricsRecorder {
   virtual void ObservePlugin(std::string_view point, std::string_view plugin, Code code, double seconds) {}
   // How long a pod waited in WaitOnPermit, by the final result.
   virtual void ObservePermitWait(Code code, double seconds) {}
+  // One call to an HTTP extender: its name (URL prefix), the verb's role (filter,
+  // prioritize, bind, preempt) and whether it answered usably.
+  virtual void ObserveExtenderCall(std::string_view extender, std::string_view call, bool ok, double seconds) {}
 };
 
 // Upstream samples plugin durations in 10% of the cycles.

@@ -4,6 +4,10 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "pkg/util/log.h"
 
 namespace ksched::framework::runtime {
 namespace {
@@ -28,6 +32,28 @@ void NotePlugin(const Status& s, FitError& fe) {
 }
 
 }  // namespace
+
+void RejectionSummary::Count(std::string_view plugin, const std::string& node, const std::vector<std::string>& reasons) {
+  auto p = std::find_if(plugins.begin(), plugins.end(), [&](const auto& e) { return e.plugin == plugin; });
+  if (p == plugins.end()) p = plugins.insert(plugins.end(), {.plugin = std::string(plugin)});
+  ++p->nodes;
+  static const std::vector<std::string> kNoReason = {"(no reason given)"};
+  for (const std::string& r : reasons.empty() ? kNoReason : reasons) {
+    auto e = std::find_if(p->reasons.begin(), p->reasons.end(), [&](const auto& x) { return x.reason == r; });
+    if (e == p->reasons.end()) {
+      if (p->reasons.size() >= kMaxReasonsPerPlugin) continue;
+      e = p->reasons.insert(p->reasons.end(), {.reason = r});
+    }
+    ++e->nodes;
+    if (e->sample_nodes.size() < kMaxSampleNodes) e->sample_nodes.push_back(node);
+  }
+}
+
+void RejectionSummary::SortByNodes() {
+  auto most_nodes = [](const auto& a, const auto& b) { return a.nodes > b.nodes; };
+  std::stable_sort(plugins.begin(), plugins.end(), most_nodes);
+  for (auto& p : plugins) std::stable_sort(p.reasons.begin(), p.reasons.end(), most_nodes);
+}
 
 std::string FitError::Message() const {
   // upstream FitError.Error(): a PreFilter rejection is stated once.
@@ -81,12 +107,21 @@ ScheduleOutcome SchedulingAlgorithm::SchedulePod(Framework& fwk, CycleState& sta
   if (!nominated.empty() && (pre_result.AllNodes() || pre_result.node_names->contains(nominated))) {
     for (const cache::NodeInfoPtr& n : all) {
       if (n->name() != nominated) continue;
-      if (fwk.RunFilterPluginsWithNominatedPods(state, pod, *n).IsSuccess()) {
-        ScheduleResult result{nominated, 1, 1};
-        if (explain_) result.top_nodes.push_back({.node = nominated});
-        return result;
+      if (!fwk.RunFilterPluginsWithNominatedPods(state, pod, *n).IsSuccess()) break;
+      // The extenders have their say on it too; if they fail, the full search follows.
+      if (!fwk.Extenders().empty()) {
+        std::vector<cache::NodeInfoPtr> one{n};
+        NodeToStatusMap ignored;
+        if (Status s = FindNodesThatPassExtenders(fwk, pod, one, ignored); !s.IsSuccess()) {
+          KLOG(ERROR) << "Evaluation failed on nominated node pod=\"" << pod.Key() << "\" node=\"" << nominated
+                      << "\" err=\"" << s.Message() << "\"";
+          break;
+        }
+        if (one.empty()) break;
       }
-      break;
+      ScheduleResult result{nominated, 1, 1};
+      if (explain_) result.top_nodes.push_back({.node = nominated});
+      return result;
     }
   }
 
@@ -109,14 +144,39 @@ ScheduleOutcome SchedulingAlgorithm::SchedulePod(Framework& fwk, CycleState& sta
   Status filter_status = FindNodesThatPassFilters(fwk, state, pod, nodes, start, rejected);
   if (!nodes.empty()) next_start_node_index_ = (start + feasible_.size() + rejected) % nodes.size();
   if (!filter_status.IsSuccess()) return filter_status;
+  const int evaluated = static_cast<int>(feasible_.size()) + rejected;
+
+  NodeToStatusMap extender_statuses;
+  bool extenders_rejected = false;
+  if (!feasible_.empty() && !fwk.Extenders().empty()) {
+    const size_t before = feasible_.size();
+    if (Status s = FindNodesThatPassExtenders(fwk, pod, feasible_, extender_statuses); !s.IsSuccess()) return s;
+    extenders_rejected = feasible_.size() != before;
+  }
 
   if (feasible_.empty()) {
     FitError fe = MakeFitError(nodes, start, num_all);
     fe.absent_nodes_unresolvable = !pre_result.AllNodes();
     if (explain_) SummarizeRejections(fwk, state, pod, nodes, start, fe);
+    // Extenders name no cluster events: a pod they turned away is retried on any
+    // (upstream puts ExtenderName among its unschedulable plugins).
+    if (extenders_rejected) fe.unschedulable_plugins.insert(std::string(kExtenderName));
+    for (auto& [node, status] : extender_statuses) {
+      if (fe.summary) fe.summary->Count(kExtenderName, node, status.reasons());
+      auto [it, inserted] = fe.diagnosis.try_emplace(node, status);
+      if (inserted) continue;
+      // A node a plugin rejected too: the extender's reasons follow the plugin's, and an
+      // unresolvable verdict from either stands.
+      Status merged = it->second;
+      for (const std::string& r : status.reasons()) merged.AppendReason(r);
+      if (status.code() == Code::kUnschedulableAndUnresolvable) {
+        merged = Status(Code::kUnschedulableAndUnresolvable, merged.reasons()).WithPlugin(it->second.plugin());
+      }
+      it->second = std::move(merged);
+    }
+    if (fe.summary && !extender_statuses.empty()) fe.summary->SortByNodes();
     return fe;
   }
-  const int evaluated = static_cast<int>(feasible_.size()) + rejected;
   const int feasible = static_cast<int>(feasible_.size());
   if (feasible_.size() == 1) {
     ScheduleResult result{feasible_[0]->name(), evaluated, 1};
@@ -124,24 +184,105 @@ ScheduleOutcome SchedulingAlgorithm::SchedulePod(Framework& fwk, CycleState& sta
     return result;
   }
 
+  // The extenders' scores are asked for first, so they are computed while the plugins
+  // score.
+  std::vector<PendingPriorities> pending;
+  for (Extender* e : fwk.Extenders()) {
+    if (e->IsPrioritizer() && e->IsInterested(pod)) pending.push_back({e, e->Prioritize(pod, feasible_)});
+  }
   std::vector<int64_t> totals;
-  if (!fwk.HasScorePlugins()) {
-    totals.assign(feasible_.size(), 1);
+  ScoreBreakdown breakdown;
+  const bool scored = fwk.HasScorePlugins();
+  if (!scored) {
+    // No plugin or extender prefers any node: all tie (upstream gives each 1).
+    totals.assign(feasible_.size(), fwk.Extenders().empty() ? 1 : 0);
   } else {
     Status s = fwk.RunPreScorePlugins(state, pod, feasible_);
     if (!s.IsSuccess()) return Status::Error(s.Message()).WithPlugin(s.plugin());
-    ScoreBreakdown breakdown;
     auto [scores, score_status] = fwk.RunScorePlugins(state, pod, feasible_, explain_ ? &breakdown : nullptr);
     if (!score_status.IsSuccess()) return Status::Error(score_status.Message()).WithPlugin(score_status.plugin());
     totals = std::move(scores);
-    if (explain_) {
-      const size_t chosen = SelectHost(totals);
-      ScheduleResult result{feasible_[chosen]->name(), evaluated, feasible};
-      result.top_nodes = TopNodes(feasible_, totals, breakdown, chosen);
-      return result;
+  }
+  ExtenderParts parts;
+  if (!pending.empty()) AddExtenderScores(pod, pending, totals, explain_ ? &parts : nullptr);
+  const size_t chosen = SelectHost(totals);
+  ScheduleResult result{feasible_[chosen]->name(), evaluated, feasible};
+  if (explain_ && (scored || !parts.empty())) {
+    result.top_nodes = TopNodes(feasible_, totals, breakdown, chosen);
+    if (!parts.empty()) {
+      std::unordered_map<std::string_view, size_t> index;
+      for (size_t i = 0; i < feasible_.size(); ++i) index.emplace(feasible_[i]->name(), i);
+      for (NodeScores& ns : result.top_nodes) {
+        const size_t i = index.at(ns.node);
+        for (const auto& [name, weighted] : parts) ns.plugins.emplace_back(name, weighted[i]);
+      }
     }
   }
-  return ScheduleResult{feasible_[SelectHost(totals)]->name(), evaluated, feasible};
+  return result;
+}
+
+Status SchedulingAlgorithm::FindNodesThatPassExtenders(Framework& fwk, const api::Pod& pod,
+                                                       std::vector<cache::NodeInfoPtr>& feasible,
+                                                       NodeToStatusMap& statuses) {
+  for (Extender* e : fwk.Extenders()) {
+    if (feasible.empty()) break;
+    if (!e->IsFilter() || !e->IsInterested(pod)) continue;
+    StatusOr<ExtenderFilterResult> r = e->Filter(pod, feasible);
+    if (!r.ok()) {
+      if (e->IsIgnorable()) {
+        KLOG(WARNING) << "Skipping extender as it returned error and has ignorable flag set, extender=\"" << e->Name()
+                      << "\" pod=\"" << pod.Key() << "\" err=\"" << r.status().message() << "\"";
+        continue;
+      }
+      return Status::Error(r.status().message());
+    }
+    for (const auto& [node, msg] : r->failed_and_unresolvable) {
+      std::vector<std::string> reasons;
+      if (auto it = statuses.find(node); it != statuses.end()) reasons = it->second.reasons();
+      reasons.push_back(msg);
+      statuses[node] = Status(Code::kUnschedulableAndUnresolvable, std::move(reasons)).WithPlugin(std::string(kExtenderName));
+    }
+    for (const auto& [node, msg] : r->failed) {
+      // The unresolvable verdict wins when an extender names a node in both.
+      if (r->failed_and_unresolvable.contains(node)) continue;
+      auto [it, inserted] = statuses.try_emplace(node, Code::kUnschedulable, msg);
+      if (inserted) {
+        it->second.WithPlugin(std::string(kExtenderName));
+      } else {
+        it->second.AppendReason(msg);
+      }
+    }
+    // The passing nodes, in the order the scheduler gave them.
+    std::unordered_set<std::string_view> passed(r->passed.begin(), r->passed.end());
+    std::erase_if(feasible, [&](const cache::NodeInfoPtr& n) { return !passed.contains(n->name()); });
+  }
+  return Status();
+}
+
+void SchedulingAlgorithm::AddExtenderScores(const api::Pod& pod, std::vector<PendingPriorities>& pending,
+                                            std::vector<int64_t>& totals, ExtenderParts* parts) const {
+  std::unordered_map<std::string_view, size_t> index;
+  index.reserve(feasible_.size());
+  for (size_t i = 0; i < feasible_.size(); ++i) index.emplace(feasible_[i]->name(), i);
+  for (PendingPriorities& p : pending) {
+    StatusOr<std::vector<HostPriority>> scores = p.result.get();
+    if (!scores.ok()) {
+      // Upstream lets the plugins and the other extenders decide.
+      KLOG_V(5) << "Failed to run extender's priority function. No score given by this extender. extender=\""
+                << p.extender->Name() << "\" pod=\"" << pod.Key() << "\" err=\"" << scores.status().message() << "\"";
+      continue;
+    }
+    std::vector<int64_t>* part = nullptr;
+    if (parts) part = &parts->emplace_back(p.extender->Name(), std::vector<int64_t>(feasible_.size(), 0)).second;
+    const int64_t scale = p.extender->Weight() * (kMaxNodeScore / kMaxExtenderPriority);
+    for (const HostPriority& hp : *scores) {
+      auto it = index.find(hp.host);
+      if (it == index.end()) continue;  // not a feasible node
+      const int64_t add = hp.score * scale;
+      totals[it->second] += add;
+      if (part) (*part)[it->second] += add;
+    }
+  }
 }
 
 Status SchedulingAlgorithm::FindNodesThatPassFilters(Framework& fwk, const CycleState& state, const api::Pod& pod,
@@ -277,26 +418,10 @@ void SchedulingAlgorithm::SummarizeRejections(Framework& fwk, const CycleState& 
     // that the main pass counted on it: its first status says so.
     if (per_node[k].empty()) per_node[k].push_back(statuses_[visit[k]]);
     const std::string& node = rejected_nodes[k]->name();
-    for (const Status& s : per_node[k]) {
-      auto p = std::find_if(sum.plugins.begin(), sum.plugins.end(), [&](const auto& e) { return e.plugin == s.plugin(); });
-      if (p == sum.plugins.end()) p = sum.plugins.insert(sum.plugins.end(), {.plugin = s.plugin()});
-      ++p->nodes;
-      static const std::vector<std::string> kNoReason = {"(no reason given)"};
-      for (const std::string& r : s.reasons().empty() ? kNoReason : s.reasons()) {
-        auto e = std::find_if(p->reasons.begin(), p->reasons.end(), [&](const auto& x) { return x.reason == r; });
-        if (e == p->reasons.end()) {
-          if (p->reasons.size() >= RejectionSummary::kMaxReasonsPerPlugin) continue;
-          e = p->reasons.insert(p->reasons.end(), {.reason = r});
-        }
-        ++e->nodes;
-        if (e->sample_nodes.size() < RejectionSummary::kMaxSampleNodes) e->sample_nodes.push_back(node);
-      }
-    }
+    for (const Status& s : per_node[k]) sum.Count(s.plugin(), node, s.reasons());
     if (per_node[k].size() == 1) closest.emplace_back(per_node[k][0].reasons().size(), k);
   }
-  auto most_nodes = [](const auto& a, const auto& b) { return a.nodes > b.nodes; };
-  std::stable_sort(sum.plugins.begin(), sum.plugins.end(), most_nodes);
-  for (auto& p : sum.plugins) std::stable_sort(p.reasons.begin(), p.reasons.end(), most_nodes);
+  sum.SortByNodes();
   std::stable_sort(closest.begin(), closest.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (size_t c = 0; c < closest.size() && c < RejectionSummary::kMaxClosestNodes; ++c) {
     const Status& s = per_node[closest[c].second][0];

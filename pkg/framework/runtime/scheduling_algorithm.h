@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <optional>
 #include <random>
 #include <span>
@@ -63,6 +64,11 @@ struct RejectionSummary {
     std::string plugin;
     std::vector<std::string> reasons;
   };
+  // Counts `node` as rejected by `plugin` for `reasons` ("(no reason given)" when empty).
+  void Count(std::string_view plugin, const std::string& node, const std::vector<std::string>& reasons);
+  // Plugins, and each plugin's reasons, with the most nodes first (stable).
+  void SortByNodes();
+
   std::vector<PluginRejections> plugins;  // most nodes first
   std::vector<ClosestNode> closest_nodes;  // fewest reasons first
   int considered_nodes = 0;               // nodes Filter ran on (PreFilter may narrow them)
@@ -128,6 +134,23 @@ class SchedulingAlgorithm {
   size_t next_start_node_index() const { return next_start_node_index_; }
 
  private:
+  // upstream findNodesThatPassExtenders: each interested filtering extender in turn
+  // narrows `feasible`; what they reject goes to `statuses` (reasons appended to a
+  // status already there). An error of an ignorable extender is logged and skipped.
+  static Status FindNodesThatPassExtenders(Framework& fwk, const api::Pod& pod,
+                                           std::vector<cache::NodeInfoPtr>& feasible, NodeToStatusMap& statuses);
+  // upstream prioritizeNodes' extender part: each interested prioritizer's scores times
+  // its weight, scaled from kMaxExtenderPriority to MaxNodeScore, added to `totals`
+  // (by feasible_'s order). The requests went out in `pending` before the plugins
+  // scored; errors only lose that extender's scores.
+  struct PendingPriorities {
+    Extender* extender;
+    std::future<StatusOr<std::vector<HostPriority>>> result;
+  };
+  // Each extender's weighted scores by feasible_'s order, for explain.
+  using ExtenderParts = std::vector<std::pair<std::string_view, std::vector<int64_t>>>;
+  void AddExtenderScores(const api::Pod& pod, std::vector<PendingPriorities>& pending, std::vector<int64_t>& totals,
+                         ExtenderParts* parts) const;
   // Fills feasible_ from `nodes` (starting at next_start_node_index_); rejected nodes'
   // statuses go to statuses_, and every outcome to outcome_, by visit position.
   Status FindNodesThatPassFilters(Framework& fwk, const CycleState& state, const api::Pod& pod,

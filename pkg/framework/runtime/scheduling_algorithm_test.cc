@@ -7,6 +7,7 @@
 #include <random>
 
 #include "pkg/framework/runtime/runtime_test_util.h"
+#include "tests/fakes/fake_extender.h"
 
 namespace ksched::framework::runtime {
 namespace {
@@ -519,6 +520,160 @@ TEST(Explain, OffByDefault) {
   h.Build();
   ScheduleOutcome out = h.Schedule(*MakePod("p"));
   EXPECT_FALSE(std::get<FitError>(out).summary.has_value());
+}
+
+// ---- extenders (upstream findNodesThatPassExtenders, prioritizeNodes) ----
+
+// A harness with extenders: the framework hands them to the algorithm.
+struct ExtenderHarness : Harness {
+  std::vector<std::unique_ptr<FakeExtender>> extenders;
+  explicit ExtenderHarness(int nodes) : Harness(nodes) {}
+  FakeExtender& Add(std::string name) { return *extenders.emplace_back(std::make_unique<FakeExtender>(std::move(name))); }
+  void BuildWithExtenders(bool explain = false) {
+    FrameworkOptions o{.parallelism = 4};
+    for (auto& e : extenders) o.extenders.push_back(e.get());
+    algo = SchedulingAlgorithm(SchedulingAlgorithmOptions{.seed = 42, .explain = explain});
+    Build(std::move(o));
+  }
+};
+
+TEST(Extenders, FilterNarrowsAndTheFitErrorCountsTheirReasons) {
+  ExtenderHarness h(4);
+  Register(h.registry, std::make_unique<FakeFilter>("Taints", std::set<std::string>{"node-0"}, Rejection("tainted")));
+  Enable(h.profile.plugins.filter, {"Taints"});
+  FakeExtender& a = h.Add("http://a");
+  a.filter = FakeExtender::Rejecting({"node-1"}, {"node-2"}, "no gpu");
+  FakeExtender& b = h.Add("http://b");
+  b.filter = FakeExtender::Rejecting({"node-3"});
+  h.BuildWithExtenders();
+  ScheduleOutcome out = h.Schedule(*MakePod("p"));
+  ASSERT_TRUE(std::holds_alternative<FitError>(out));
+  const FitError& fe = std::get<FitError>(out);
+  EXPECT_EQ(fe.Message(), "0/4 nodes are available: 1 rejected by the extender, 1 tainted, 2 no gpu.");
+  EXPECT_EQ(fe.diagnosis.at("node-2").code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(fe.diagnosis.at("node-1").code(), Code::kUnschedulable);
+  // Extenders register no events: the pod is retried on any.
+  EXPECT_THAT(fe.unschedulable_plugins, ElementsAre("Extender", "Taints"));
+  // The second extender saw only what the first let through.
+  EXPECT_EQ(a.filter_calls, 1);
+  EXPECT_EQ(b.filter_calls, 1);
+}
+
+TEST(Extenders, FilterLeavesOneNode) {
+  ExtenderHarness h(5);
+  FakeExtender& e = h.Add("http://a");
+  e.filter = FakeExtender::Rejecting({"node-0", "node-1", "node-2", "node-4"});
+  e.prioritizer = true;
+  h.BuildWithExtenders();
+  ScheduleOutcome out = h.Schedule(*MakePod("p"));
+  ASSERT_TRUE(std::holds_alternative<ScheduleResult>(out));
+  EXPECT_EQ(std::get<ScheduleResult>(out).suggested_host, "node-3");
+  EXPECT_EQ(std::get<ScheduleResult>(out).evaluated_nodes, 5);
+  // One feasible node is not scored.
+  EXPECT_EQ(e.prioritize_calls, 0);
+}
+
+TEST(Extenders, ErrorsFailTheAttemptUnlessIgnorable) {
+  ExtenderHarness h(3);
+  FakeExtender& e = h.Add("http://a");
+  e.filter = [](const api::Pod&, std::span<const cache::NodeInfoPtr>) -> StatusOr<ExtenderFilterResult> {
+    return Unavailable("failed filter with extender at URL http://a/filter, code 500");
+  };
+  h.BuildWithExtenders();
+  ScheduleOutcome out = h.Schedule(*MakePod("p"));
+  ASSERT_TRUE(std::holds_alternative<Status>(out));
+  EXPECT_EQ(std::get<Status>(out).code(), Code::kError);
+  EXPECT_EQ(std::get<Status>(out).Message(), "failed filter with extender at URL http://a/filter, code 500");
+
+  e.ignorable = true;
+  FakeExtender& next = h.Add("http://b");
+  next.filter = FakeExtender::Rejecting({"node-0", "node-1"});
+  h.BuildWithExtenders();
+  out = h.Schedule(*MakePod("p"));
+  ASSERT_TRUE(std::holds_alternative<ScheduleResult>(out));
+  EXPECT_EQ(std::get<ScheduleResult>(out).suggested_host, "node-2");
+}
+
+TEST(Extenders, NotInterestedMeansNotAsked) {
+  ExtenderHarness h(3);
+  FakeExtender& e = h.Add("http://a");
+  e.filter = FakeExtender::Rejecting({"node-0", "node-1", "node-2"});
+  e.interested_in = {"gpu-pod"};
+  h.BuildWithExtenders();
+  EXPECT_TRUE(std::holds_alternative<ScheduleResult>(h.Schedule(*MakePod("p"))));
+  EXPECT_EQ(e.filter_calls, 0);
+  EXPECT_TRUE(std::holds_alternative<FitError>(h.Schedule(*MakePod("gpu-pod"))));
+}
+
+TEST(Extenders, ScoresAreScaledWeightedAndAdded) {
+  ExtenderHarness h(4);
+  // The plugin prefers node-0 by 30 points over node-1.
+  Register(h.registry, std::make_unique<FakeScore>("Idx", [](const cache::NodeInfo& n, int64_t& s) {
+             s = 30 - NodeIndex(n) * 10;
+             return Status();
+           }));
+  h.profile.plugins.score.enabled = {{"Idx", 1}};
+  FakeExtender& e = h.Add("http://a");
+  e.prioritizer = true;
+  e.weight = 2;
+  e.scores = {{"node-1", 2}, {"node-2", 1}, {"not-feasible", 10}};
+  FakeExtender& broken = h.Add("http://b");
+  broken.prioritizer = true;
+  broken.weight = 5;
+  broken.prioritize_error = Unavailable("down");
+  h.BuildWithExtenders(/*explain=*/true);
+  ScheduleOutcome out = h.Schedule(*MakePod("p"));
+  ASSERT_TRUE(std::holds_alternative<ScheduleResult>(out));
+  const ScheduleResult& r = std::get<ScheduleResult>(out);
+  // node-1: 20 + 2 x 2 x (100 / 10) = 60; node-0: 30; node-2: 10 + 20 = 30.
+  EXPECT_EQ(r.suggested_host, "node-1");
+  ASSERT_FALSE(r.top_nodes.empty());
+  EXPECT_EQ(r.top_nodes[0].total, 60);
+  ASSERT_EQ(r.top_nodes[0].plugins.size(), 2u);
+  EXPECT_EQ(r.top_nodes[0].plugins[1].first, "http://a");
+  EXPECT_EQ(r.top_nodes[0].plugins[1].second, 40);
+  EXPECT_EQ(broken.prioritize_calls, 1);
+}
+
+TEST(Extenders, WithoutScorePluginsOnlyTheExtenderDecides) {
+  ExtenderHarness h(6);
+  FakeExtender& e = h.Add("http://a");
+  e.prioritizer = true;
+  e.scores = {{"node-4", 1}};
+  h.BuildWithExtenders();
+  for (int i = 0; i < 5; ++i) {
+    ScheduleOutcome out = h.Schedule(*MakePod("p"));
+    ASSERT_TRUE(std::holds_alternative<ScheduleResult>(out));
+    EXPECT_EQ(std::get<ScheduleResult>(out).suggested_host, "node-4");
+  }
+}
+
+TEST(Extenders, NominatedNodeMustPassThemToo) {
+  ExtenderHarness h(3);
+  FakeExtender& e = h.Add("http://a");
+  e.filter = FakeExtender::Rejecting({"node-1"});
+  h.BuildWithExtenders();
+  api::Pod pod = *MakePod("p");
+  pod.status.nominated_node_name = "node-1";
+  ScheduleOutcome out = h.Schedule(pod);
+  ASSERT_TRUE(std::holds_alternative<ScheduleResult>(out));
+  EXPECT_NE(std::get<ScheduleResult>(out).suggested_host, "node-1");
+  // The nominated node alone first, then the full search.
+  EXPECT_EQ(e.filter_calls, 2);
+}
+
+TEST(Extenders, ExplainListsTheirRejections) {
+  ExtenderHarness h(3);
+  FakeExtender& e = h.Add("http://a");
+  e.filter = FakeExtender::Rejecting({"node-0", "node-1", "node-2"}, {}, "no license");
+  h.BuildWithExtenders(/*explain=*/true);
+  ScheduleOutcome out = h.Schedule(*MakePod("p"));
+  const FitError& fe = std::get<FitError>(out);
+  ASSERT_TRUE(fe.summary.has_value());
+  ASSERT_EQ(fe.summary->plugins.size(), 1u);
+  EXPECT_EQ(fe.summary->plugins[0].plugin, "Extender");
+  EXPECT_EQ(fe.summary->plugins[0].nodes, 3);
+  EXPECT_EQ(fe.summary->plugins[0].reasons[0].reason, "no license");
 }
 
 }  // namespace

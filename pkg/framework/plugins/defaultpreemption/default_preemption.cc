@@ -341,7 +341,12 @@ Status DefaultPreemption::Preempt(CycleState& state, const api::Pod& pod, const 
     return Status(Code::kUnschedulable, NodesAvailableMessage(static_cast<int>(all.size()), dry.statuses));
   }
 
-  // 3) The best candidate, then its victims go.
+  // 3) The extenders have their say on the candidates.
+  if (!handle_.Extenders().empty()) {
+    if (Status s = CallExtenders(pod, dry.candidates); !s.IsSuccess()) return s;
+  }
+
+  // 4) The best candidate, then its victims go.
   const std::string best = PickOneNodeForPreemption(dry.candidates);
   auto chosen = std::find_if(dry.candidates.begin(), dry.candidates.end(),
                              [&](const Candidate& c) { return c.node == best; });
@@ -350,6 +355,51 @@ Status DefaultPreemption::Preempt(CycleState& state, const api::Pod& pod, const 
             << "\" victims=" << chosen->victims.pods.size();
   result.awaiting_victims = PrepareCandidate(*chosen, pod, *preemptor);
   result.nominated_node_name = best;
+  return Status();
+}
+
+Status DefaultPreemption::CallExtenders(const api::Pod& pod, std::vector<Candidate>& candidates) const {
+  NodeVictims victims;
+  for (const Candidate& c : candidates) victims.try_emplace(c.node, c.victims);
+  if (victims.empty()) return Status();
+  bool asked = false;
+  for (Extender* e : handle_.Extenders()) {
+    if (!e->SupportsPreemption() || !e->IsInterested(pod)) continue;
+    StatusOr<NodeVictims> r = e->ProcessPreemption(pod, victims, handle_.Snapshot());
+    if (!r.ok()) {
+      if (e->IsIgnorable()) {
+        KLOG(INFO) << "Skipped extender as it returned error and has ignorable flag set, extender=\"" << e->Name()
+                   << "\" err=\"" << r.status().message() << "\"";
+        continue;
+      }
+      return Status::Error(r.status().message());
+    }
+    for (auto it = r->begin(); it != r->end();) {
+      if (!it->second.pods.empty()) {
+        ++it;
+        continue;
+      }
+      if (!e->IsIgnorable()) return Status::Error("expected at least one victim pod on node \"" + it->first + "\"");
+      KLOG(INFO) << "Ignored node for which the extender didn't report victims, node=\"" << it->first
+                 << "\" extender=\"" << e->Name() << "\"";
+      it = r->erase(it);
+    }
+    victims = std::move(*r);
+    asked = true;
+    // No node left: no extender can bring one back.
+    if (victims.empty()) break;
+  }
+  if (!asked) return Status();
+  // The candidates the extenders kept, in their order, then any they added.
+  std::vector<Candidate> out;
+  for (Candidate& c : candidates) {
+    auto it = victims.find(c.node);
+    if (it == victims.end()) continue;
+    out.push_back({c.node, std::move(it->second)});
+    victims.erase(it);
+  }
+  for (auto& [node, v] : victims) out.push_back({node, std::move(v)});
+  candidates = std::move(out);
   return Status();
 }
 

@@ -27,12 +27,8 @@
 
 namespace ksched::framework::plugins::defaultpreemption {
 
-// The pods to evict on one node, most important first, and how many of them a
-// PodDisruptionBudget protects (upstream extenderv1.Victims).
-struct Victims {
-  std::vector<api::PodPtr> pods;
-  int64_t num_pdb_violations = 0;
-};
+// The pods to evict on one node (upstream extenderv1.Victims, shared with extenders).
+using Victims = framework::Victims;
 
 struct Candidate {
   std::string node;
@@ -87,6 +83,9 @@ class DefaultPreemption final : public PostFilterPlugin {
   };
   // The body of PostFilter before the "preemption: " prefix.
   Status Preempt(CycleState& state, const api::Pod& pod, const NodeToStatusMap& filtered, PostFilterResult& result);
+  // upstream Evaluator.callExtenders: each interested extender that preempts may drop
+  // candidates or change their victims; an ignorable one that fails is skipped.
+  Status CallExtenders(const api::Pod& pod, std::vector<Candidate>& candidates) const;
   DryRunResult DryRun(CycleState& state, const api::Pod& pod, std::span<const cache::NodeInfoPtr> potential,
                       int32_t offset, int32_t num_candidates);
   // Rejects waiting victims, evicts the others, clears the nominations of lower-priority

@@ -12,6 +12,7 @@
 
 #include "pkg/framework/registry.h"
 #include "pkg/framework/runtime/framework.h"
+#include "tests/fakes/fake_extender.h"
 #include "tests/fakes/builders.h"
 #include "tests/fakes/fake_cluster_lister.h"
 
@@ -59,7 +60,8 @@ class MapNominator final : public PodNominator {
 
 // A profile of NodeResourcesFit (PreFilter, Filter) and DefaultPreemption over fixed nodes and pods.
 struct Env {
-  Env(std::vector<api::NodePtr> nodes, std::vector<api::PodPtr> pods, config::DefaultPreemptionArgs args = {}) {
+  Env(std::vector<api::NodePtr> nodes, std::vector<api::PodPtr> pods, config::DefaultPreemptionArgs args = {},
+      std::vector<Extender*> extenders = {}) {
     snapshot = cache::Snapshot::FromObjects(nodes, pods);
     config::KubeSchedulerProfile profile;
     profile.scheduler_name = "default-scheduler";
@@ -74,7 +76,8 @@ struct Env {
                                      .nominator = &nominator,
                                      .preemptor = &preemptor,
                                      .lister = &lister,
-                                     .parallelism = 2});
+                                     .parallelism = 2,
+                                     .extenders = std::move(extenders)});
     EXPECT_TRUE(fw.ok()) << fw.status().ToString();
     framework = std::move(*fw);
   }
@@ -151,6 +154,60 @@ TEST(DefaultPreemptionTest, FourFullNodesOneVictimOneNomination) {
   EXPECT_EQ(env.preemptor.attempts, 1);
   EXPECT_EQ(env.preemptor.victim_counts, std::vector<int>{1});
   EXPECT_TRUE(result.awaiting_victims);  // the queue holds it until the victim is gone
+}
+
+// upstream callExtenders: an extender that preempts narrows the candidates and may
+// change their victims; a non-ignorable one that fails, or names a node without victims,
+// fails the preemption.
+TEST(DefaultPreemptionTest, ExtendersNarrowTheCandidates) {
+  testing::FakeExtender ext("http://preempt");
+  framework::NodeVictims seen;
+  ext.preempt = [&](const api::Pod&, const framework::NodeVictims& candidates) -> StatusOr<framework::NodeVictims> {
+    seen = candidates;
+    framework::NodeVictims keep;
+    keep["n3"] = candidates.at("n3");
+    return keep;
+  };
+  Env env({Node("n1"), Node("n2"), Node("n3")},
+          {Pod("low1", 0, "900m", "n1"), Pod("low2", 0, "900m", "n2"), Pod("low3", 0, "900m", "n3")}, {}, {&ext});
+  auto [result, status] = env.Run(*Pod("high", 1000, "900m"));
+  ASSERT_TRUE(status.IsSuccess()) << status.Message();
+  EXPECT_EQ(seen.size(), 3u);
+  EXPECT_EQ(result.nominated_node_name, "n3");
+  ASSERT_EQ(env.preemptor.evictions.size(), 1u);
+  EXPECT_EQ(env.preemptor.evictions[0].victim, "default/low3");
+}
+
+TEST(DefaultPreemptionTest, ExtenderFailuresFailThePreemptionUnlessIgnorable) {
+  testing::FakeExtender ext("http://preempt");
+  ext.preempt = [](const api::Pod&, const framework::NodeVictims&) -> StatusOr<framework::NodeVictims> {
+    return Unavailable("extender down");
+  };
+  {
+    Env env({Node("n1")}, {Pod("low1", 0, "900m", "n1")}, {}, {&ext});
+    auto [result, status] = env.Run(*Pod("high", 1000, "900m"));
+    EXPECT_EQ(status.code(), Code::kError);
+    EXPECT_NE(status.Message().find("extender down"), std::string::npos) << status.Message();
+    EXPECT_TRUE(env.preemptor.evictions.empty());
+  }
+  ext.ignorable = true;
+  {
+    Env env({Node("n1")}, {Pod("low1", 0, "900m", "n1")}, {}, {&ext});
+    auto [result, status] = env.Run(*Pod("high", 1000, "900m"));
+    EXPECT_TRUE(status.IsSuccess()) << status.Message();
+    EXPECT_EQ(result.nominated_node_name, "n1");
+  }
+  ext.ignorable = false;
+  ext.preempt = [](const api::Pod&, const framework::NodeVictims&) -> StatusOr<framework::NodeVictims> {
+    framework::NodeVictims none;
+    none["n1"];
+    return none;
+  };
+  Env env({Node("n1")}, {Pod("low1", 0, "900m", "n1")}, {}, {&ext});
+  auto [result, status] = env.Run(*Pod("high", 1000, "900m"));
+  EXPECT_EQ(status.code(), Code::kError);
+  EXPECT_NE(status.Message().find("expected at least one victim pod on node \"n1\""), std::string::npos)
+      << status.Message();
 }
 
 // ---- SelectVictimsOnNode ----
