@@ -100,6 +100,9 @@ StatusOr<std::unique_ptr<HttpExtender>> HttpExtender::New(const config::Extender
   co.http2 = false;  // extenders serve HTTP/1.1; connections are kept alive and reused
   co.native_http2 = false;
   co.thread_name = e->options_.thread_name;
+  // A filter answer with 5,000 Node objects is about 10 MB; an extender that sends more
+  // fails its call instead of growing the scheduler's memory.
+  co.max_body_bytes = size_t{64} << 20;
   auto c = client::NewCurlApiClient(rc, co);
   if (!c.ok()) return InvalidArgument(path + ": " + c.status().message());
   e->own_client_ = std::move(*c);

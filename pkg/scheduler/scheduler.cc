@@ -86,6 +86,8 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
       for (const framework::ClusterEvent& e : events.EventsOf(plugin->Name()))
         names.push_back(framework::RegistrationName(e));
     }
+    // A pod extenders turned away is retried on any event (the queue's WorthRequeuing).
+    if (!s->extenders_.empty()) plugin_events[std::string(framework::kExtenderName)] = {"any cluster event"};
     qopts.profiles[profile.scheduler_name] = queue::QueueProfile{.pre_enqueue_plugins = f.PreEnqueuePlugins(),
                                                                  .cluster_event_map = std::move(events)};
     s->frameworks_.emplace(profile.scheduler_name, std::move(*fwk));

@@ -695,6 +695,12 @@ TEST_F(SchedulerTest, PodAnExtenderRejectedIsRetriedOnAnyEvent) {
   ScheduleOne();
   EXPECT_EQ(Where(p), SubQueue::kUnschedulable);
   ExpectOneConditionPatch("p", {R"("reason":"Unschedulable")", "0/1 nodes are available: 1 rejected by the extender."});
+  // Explain names the extenders and what wakes the pod, and does not call it stuck.
+  auto pending = sched_->decisions()->PodJson("default", "p");
+  ASSERT_TRUE(pending.has_value());
+  EXPECT_TRUE(Contains(*pending, R"("rejectedBy":["Extender"])")) << *pending;
+  EXPECT_TRUE(Contains(*pending, R"("event":"any cluster event")")) << *pending;
+  EXPECT_FALSE(Contains(*pending, "no cluster event registered")) << *pending;
   // A node label change is an event no plugin of the default profile cares about for a
   // pod that fits everywhere; it may change the extender's mind.
   api::Node labelled = *Node("n1", "4");
