@@ -1,7 +1,7 @@
 #include "pkg/extender/http_extender.h"
 
 #include <algorithm>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "pkg/api/json.h"
 #include "pkg/client/curl_client.h"
@@ -171,20 +171,35 @@ StatusOr<framework::ExtenderFilterResult> HttpExtender::Filter(const api::Pod& p
   auto r = DecodeFilterResult(*body);
   if (!r.ok()) return Status(r.status().code(), "extender " + Name() + ": " + r.status().message());
   if (!r->error.empty()) return Unavailable(r->error);
-  std::unordered_set<std::string_view> given;
-  for (const cache::NodeInfoPtr& n : nodes) given.insert(n->name());
   // A node cache capable extender answers with names; any other with Node objects (the
   // names are what matters: the scheduler keeps its own copy of each node).
   const std::vector<std::string>* passed =
       config_.node_cache_capable && r->node_names ? &*r->node_names : (r->nodes ? &*r->nodes : nullptr);
   if (passed) {
-    std::unordered_set<std::string_view> seen;
+    // Extenders answer in the order they were asked: the names are matched by walking
+    // both lists, and looked up only when one comes out of that order.
+    std::vector<bool> taken(nodes.size(), false);
+    std::unordered_map<std::string_view, size_t> index;
+    size_t next = 0;
     for (const std::string& name : *passed) {
-      if (!given.contains(name)) {
-        return Unavailable("extender \"" + Name() + "\" claims a filtered node \"" + name +
-                           "\" which is not found in the input node list");
+      size_t at;
+      if (next < nodes.size() && nodes[next]->name() == name) {
+        at = next++;
+      } else {
+        if (index.empty()) {
+          for (size_t i = 0; i < nodes.size(); ++i) index.emplace(nodes[i]->name(), i);
+        }
+        auto it = index.find(name);
+        if (it == index.end()) {
+          return Unavailable("extender \"" + Name() + "\" claims a filtered node \"" + name +
+                             "\" which is not found in the input node list");
+        }
+        at = it->second;
       }
-      if (seen.insert(name).second) out.passed.push_back(name);
+      if (!taken[at]) {
+        taken[at] = true;
+        out.passed.push_back(name);
+      }
     }
   }
   out.failed = std::move(r->failed);

@@ -113,6 +113,19 @@ TEST(HttpExtenderTest, FilterSendsNamesOrNodesAndReadsTheVerdict) {
   EXPECT_NE(api.Requests()[0].body.find(R"("Nodes":null,"NodeNames":["a","b","c","d"])"), std::string::npos);
 }
 
+TEST(HttpExtenderTest, FilterAnswersOutOfOrderOrRepeatedAreMatchedByName) {
+  FakeApiClient api;
+  api.SetHandler([](const client::Request&) -> StatusOr<client::Response> {
+    return client::Response{200, R"({"NodeNames":["d","b","d","a"]})"};
+  });
+  config::Extender c = Config();
+  c.node_cache_capable = true;
+  auto e = Make(c, api);
+  auto r = e->Filter(*PodBuilder("p").Obj(), Nodes({"a", "b", "c", "d"}));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->passed, (std::vector<std::string>{"d", "b", "a"}));
+}
+
 TEST(HttpExtenderTest, FilterFailures) {
   FakeApiClient api;
   auto e = Make(Config(), api);

@@ -13,6 +13,7 @@ using simdjson::dom::element_type;
 // Go's encoding/json matches a key to a field name ignoring case.
 bool KeyIs(std::string_view key, std::string_view field) {
   if (key.size() != field.size()) return false;
+  if (key == field) return true;  // the usual spelling, without a per-character fold
   for (size_t i = 0; i < key.size(); ++i) {
     if (std::tolower(static_cast<unsigned char>(key[i])) != std::tolower(static_cast<unsigned char>(field[i])))
       return false;

@@ -252,18 +252,45 @@ Status SchedulingAlgorithm::FindNodesThatPassExtenders(Framework& fwk, const api
         it->second.AppendReason(msg);
       }
     }
-    // The passing nodes, in the order the scheduler gave them.
-    std::unordered_set<std::string_view> passed(r->passed.begin(), r->passed.end());
-    std::erase_if(feasible, [&](const cache::NodeInfoPtr& n) { return !passed.contains(n->name()); });
+    // The passing nodes, in the order the scheduler gave them. Extenders answer in that
+    // order: a walk of both lists keeps them, and a set is built only for an answer
+    // that is not.
+    std::vector<cache::NodeInfoPtr> kept;
+    kept.reserve(r->passed.size());
+    size_t j = 0;
+    for (const cache::NodeInfoPtr& n : feasible) {
+      if (j < r->passed.size() && n->name() == r->passed[j]) {
+        kept.push_back(n);
+        ++j;
+      }
+    }
+    if (j != r->passed.size()) {
+      std::unordered_set<std::string_view> passed(r->passed.begin(), r->passed.end());
+      kept.clear();
+      for (const cache::NodeInfoPtr& n : feasible) {
+        if (passed.contains(n->name())) kept.push_back(n);
+      }
+    }
+    feasible = std::move(kept);
   }
   return Status();
 }
 
 void SchedulingAlgorithm::AddExtenderScores(const api::Pod& pod, std::vector<PendingPriorities>& pending,
                                             std::vector<int64_t>& totals, ExtenderParts* parts) const {
+  // Scores come back in the order the nodes were sent: matched by position, and looked
+  // up by name only when one is out of that order.
   std::unordered_map<std::string_view, size_t> index;
-  index.reserve(feasible_.size());
-  for (size_t i = 0; i < feasible_.size(); ++i) index.emplace(feasible_[i]->name(), i);
+  auto position = [&](std::string_view host, size_t& next) -> std::optional<size_t> {
+    if (next < feasible_.size() && feasible_[next]->name() == host) return next++;
+    if (index.empty()) {
+      for (size_t i = 0; i < feasible_.size(); ++i) index.emplace(feasible_[i]->name(), i);
+    }
+    auto it = index.find(host);
+    if (it == index.end()) return std::nullopt;
+    next = it->second + 1;
+    return it->second;
+  };
   for (PendingPriorities& p : pending) {
     StatusOr<std::vector<HostPriority>> scores = p.result.get();
     if (!scores.ok()) {
@@ -275,12 +302,13 @@ void SchedulingAlgorithm::AddExtenderScores(const api::Pod& pod, std::vector<Pen
     std::vector<int64_t>* part = nullptr;
     if (parts) part = &parts->emplace_back(p.extender->Name(), std::vector<int64_t>(feasible_.size(), 0)).second;
     const int64_t scale = p.extender->Weight() * (kMaxNodeScore / kMaxExtenderPriority);
+    size_t next = 0;
     for (const HostPriority& hp : *scores) {
-      auto it = index.find(hp.host);
-      if (it == index.end()) continue;  // not a feasible node
+      std::optional<size_t> at = position(hp.host, next);
+      if (!at) continue;  // not a feasible node
       const int64_t add = hp.score * scale;
-      totals[it->second] += add;
-      if (part) (*part)[it->second] += add;
+      totals[*at] += add;
+      if (part) (*part)[*at] += add;
     }
   }
 }

@@ -573,6 +573,28 @@ TEST(Extenders, FilterLeavesOneNode) {
   EXPECT_EQ(e.prioritize_calls, 0);
 }
 
+TEST(Extenders, AnswersOutOfOrderAreMatchedByName) {
+  ExtenderHarness h(5);
+  FakeExtender& e = h.Add("http://a");
+  e.filter = [](const api::Pod&, std::span<const cache::NodeInfoPtr>) -> StatusOr<ExtenderFilterResult> {
+    ExtenderFilterResult r;
+    r.passed = {"node-4", "node-1", "node-3"};
+    return r;
+  };
+  e.prioritizer = true;
+  e.weight = 1;
+  e.scores = {{"node-3", 5}, {"node-1", 2}};
+  h.BuildWithExtenders(/*explain=*/true);
+  ScheduleOutcome out = h.Schedule(*MakePod("p"));
+  ASSERT_TRUE(std::holds_alternative<ScheduleResult>(out));
+  const ScheduleResult& r = std::get<ScheduleResult>(out);
+  EXPECT_EQ(r.suggested_host, "node-3");
+  EXPECT_EQ(r.feasible_nodes, 3);
+  ASSERT_EQ(r.top_nodes.size(), 3u);
+  EXPECT_EQ(r.top_nodes[1].node, "node-1");
+  EXPECT_EQ(r.top_nodes[1].total, 20);
+}
+
 TEST(Extenders, ErrorsFailTheAttemptUnlessIgnorable) {
   ExtenderHarness h(3);
   FakeExtender& e = h.Add("http://a");
