@@ -20,7 +20,7 @@ SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-$(nproc)}
 ALL_TARGETS="fuzz_pod_decode fuzz_node_decode fuzz_workloads_decode fuzz_resource_decode fuzz_api_status fuzz_lease
   fuzz_quantity fuzz_selector fuzz_cel fuzz_kubeconfig fuzz_base64 fuzz_config_loader fuzz_http_request
-  fuzz_cluster_files"
+  fuzz_cluster_files fuzz_extender_decode"
 TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
 # ccache hits across clones, as in the Makefile.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
