@@ -9,6 +9,12 @@
 # on a one-node cluster; CI_E2E_DEPLOY=0 skips it), one result.
 set -uo pipefail
 main=${1:-build}; san=${2:-build-asan}; tsan=${3:-}
+# etcd stops on a full disk ("no space left on device") and every test after it fails
+# for that alone; say so first when the temporary directory is nearly full.
+free_kb=$(df -Pk "${TMPDIR:-/tmp}" | awk 'NR == 2 {print $4}')
+if [ -n "$free_kb" ] && [ "$free_kb" -lt $((8 * 1024 * 1024)) ]; then
+  echo "run-tests: warning: only $((free_kb / 1024)) MB free in ${TMPDIR:-/tmp}; etcd and the builds need several GB"
+fi
 total_pass=0; total_fail=0; rc=0
 # The names of what failed, printed just before the summary line so that the
 # tail of a long CI log says which test it was.

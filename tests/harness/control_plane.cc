@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -87,5 +88,15 @@ int main(int argc, char** argv) {
   ksched::testing::g_plane = plane.get();
   // gtest takes ownership of the environment.
   ::testing::AddGlobalTestEnvironment(new ksched::testing::ControlPlaneEnvironment(ksched::testing::g_plane));
-  return RUN_ALL_TESTS();
+  int rc = RUN_ALL_TESTS();
+  // The environment's TearDown has stopped every process by now. etcd's data and the
+  // logs take tens of MB per run: they are removed after a passing run and kept after a
+  // failing one (or with KSCHED_KEEP_CP=1) for reading.
+  if (rc == 0 && !std::getenv("KSCHED_KEEP_CP")) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  } else {
+    std::fprintf(stderr, "control plane files kept in %s\n", dir.c_str());
+  }
+  return rc;
 }
