@@ -219,7 +219,8 @@ ClusterListers::ClusterListers(client::ApiClient& client, const InformerOptions&
       replica_sets_(client, "/apis/apps/v1/replicasets", options),
       stateful_sets_(client, "/apis/apps/v1/statefulsets", options),
       storage_(client, options),
-      resources_(client, options) {
+      resources_(client, options),
+      pod_groups_(client, options) {
   namespaces_.AddHandler(&namespace_feeder_);
   services_.AddHandler(&service_feeder_);
   controllers_.AddHandler(&controller_feeder_);
@@ -237,6 +238,7 @@ void ClusterListers::Start() {
     budgets_->AddHandler(&budget_feeder_);
   }
   const bool serves_resources = ServesResourceV1(client_, retry);
+  const bool serves_pod_groups = pod_groups_.wanted() && ServesPodGroups(client_, retry);
   // Published before any informer starts: one that has synced implies started_.
   started_.store(true, std::memory_order_release);
   namespaces_.Start();
@@ -247,6 +249,7 @@ void ClusterListers::Start() {
   if (budgets_) budgets_->Start();
   storage_.Start();
   resources_.Start(serves_resources);
+  pod_groups_.Start(serves_pod_groups);
 }
 
 void ClusterListers::Stop() {
@@ -257,13 +260,17 @@ void ClusterListers::Stop() {
   stateful_sets_.Stop();
   if (started_.load(std::memory_order_acquire) && budgets_) budgets_->Stop();
   storage_.Stop();
-  if (started_.load(std::memory_order_acquire)) resources_.Stop();
+  if (started_.load(std::memory_order_acquire)) {
+    resources_.Stop();
+    pod_groups_.Stop();
+  }
 }
 
 bool ClusterListers::HasSynced() const {
   return started_.load(std::memory_order_acquire) && namespaces_.HasSynced() && services_.HasSynced() &&
          controllers_.HasSynced() && replica_sets_.HasSynced() && stateful_sets_.HasSynced() &&
-         (!budgets_ || budgets_->HasSynced()) && storage_.HasSynced() && resources_.HasSynced();
+         (!budgets_ || budgets_->HasSynced()) && storage_.HasSynced() && resources_.HasSynced() &&
+         pod_groups_.HasSynced();
 }
 
 Status ClusterListers::SyncStatus() const {
@@ -280,7 +287,8 @@ Status ClusterListers::SyncStatus() const {
     if (Status s = SyncStatusOf(*budgets_); !s.ok()) return s;
   }
   if (Status s = storage_.SyncStatus(); !s.ok()) return s;
-  return resources_.SyncStatus();
+  if (Status s = resources_.SyncStatus(); !s.ok()) return s;
+  return pod_groups_.SyncStatus();
 }
 
 bool ClusterListers::WaitForSync(std::chrono::milliseconds timeout) const {
@@ -290,7 +298,7 @@ bool ClusterListers::WaitForSync(std::chrono::milliseconds timeout) const {
          controllers_.WaitForSync(TimeLeft(deadline)) && replica_sets_.WaitForSync(TimeLeft(deadline)) &&
          stateful_sets_.WaitForSync(TimeLeft(deadline)) && started_.load(std::memory_order_acquire) &&
          (!budgets_ || budgets_->WaitForSync(TimeLeft(deadline))) && storage_.WaitForSync(TimeLeft(deadline)) &&
-         resources_.WaitForSync(TimeLeft(deadline));
+         resources_.WaitForSync(TimeLeft(deadline)) && pod_groups_.WaitForSync(TimeLeft(deadline));
 }
 
 }  // namespace ksched::informers

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "informers/informer.h"
+#include "informers/pod_group_lister.h"
 #include "informers/resource_lister.h"
 #include "informers/storage_lister.h"
 #include "pkg/api/cluster_lister.h"
@@ -181,10 +182,21 @@ class ClusterListers final : public api::ClusterLister {
     resources_.ForEachAllocatedDevice(fn);
   }
 
+  api::PodGroupPtr PodGroupNamed(std::string_view ns, std::string_view name) const override {
+    return pod_groups_.PodGroupNamed(ns, name);
+  }
+  std::vector<api::PodPtr> PodGroupMembers(std::string_view ns, std::string_view name) const override {
+    return pod_groups_.Members(ns, name);
+  }
+
   // The storage informers, for the scheduler's event handlers (add them before Start()).
   StorageListers& storage() { return storage_; }
   // The resource.k8s.io informers, likewise; they run only when discovery finds the group.
   ResourceListers& resources() { return resources_; }
+  // The PodGroup informer and member index: the informer runs when SetWanted(true) was
+  // called before Start() and discovery finds scheduling.x-k8s.io/v1alpha1; the member
+  // index is fed by the scheduler's Pod informer (add pod_groups().members() to it).
+  PodGroupListers& pod_groups() { return pod_groups_; }
 
  private:
   // Declared before the informers, whose threads feed them: destroyed after they stop.
@@ -210,6 +222,7 @@ class ClusterListers final : public api::ClusterLister {
   Status discovery_error_ GUARDED_BY(discovery_mu_);  // the last failed discovery while Start() retries
   StorageListers storage_;
   ResourceListers resources_;
+  PodGroupListers pod_groups_;
 };
 
 }  // namespace ksched::informers

@@ -68,6 +68,13 @@ struct Codec<api::PodDisruptionBudget> {
   static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodePodDisruptionBudgetList(p, t); }
   static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodePodDisruptionBudgetWatchEvent(p, t); }
 };
+template <>
+struct Codec<api::PodGroup> {
+  static constexpr const char* kKind = "podgroups";
+  static constexpr const char* kThread = "informer-pg";
+  static auto List(api::JsonParser& p, api::JsonText t) { return api::DecodePodGroupList(p, t); }
+  static auto Event(api::JsonParser& p, api::JsonText t) { return api::DecodePodGroupWatchEvent(p, t); }
+};
 
 template <>
 struct Codec<api::PersistentVolumeClaim> {
@@ -691,6 +698,7 @@ template class Informer<api::ReplicationController>;
 template class Informer<api::ReplicaSet>;
 template class Informer<api::StatefulSet>;
 template class Informer<api::PodDisruptionBudget>;
+template class Informer<api::PodGroup>;
 template class Informer<api::PersistentVolumeClaim>;
 template class Informer<api::PersistentVolume>;
 template class Informer<api::StorageClass>;

@@ -180,6 +180,7 @@ using ReplicaSetInformer = Informer<api::ReplicaSet>;
 using StatefulSetInformer = Informer<api::StatefulSet>;
 // policy/v1 or v1beta1 by discovery (DisruptionBudgetPath in cluster_lister.h), for preemption.
 using DisruptionBudgetInformer = Informer<api::PodDisruptionBudget>;
+using PodGroupInformer = Informer<api::PodGroup>;  // scheduling.x-k8s.io (Coscheduling)
 // The storage objects of the volume plugins, for StorageListers (storage_lister.h).
 using ClaimInformer = Informer<api::PersistentVolumeClaim>;
 using VolumeInformer = Informer<api::PersistentVolume>;
@@ -196,6 +197,7 @@ inline constexpr char kDeviceClassesPath[] = "/apis/resource.k8s.io/v1/devicecla
 inline constexpr char kResourceSlicesPath[] = "/apis/resource.k8s.io/v1/resourceslices";
 inline constexpr char kResourceClaimsPath[] = "/apis/resource.k8s.io/v1/resourceclaims";
 inline constexpr char kResourceClaimTemplatesPath[] = "/apis/resource.k8s.io/v1/resourceclaimtemplates";
+inline constexpr char kPodGroupsPath[] = "/apis/scheduling.x-k8s.io/v1alpha1/podgroups";
 // Field selector for pods a scheduler cares about (non-terminal ones).
 inline constexpr char kNonTerminalPodsSelector[] = "status.phase!=Succeeded,status.phase!=Failed";
 

@@ -85,13 +85,14 @@ void AllocatedDeviceIndex::ForEach(const std::function<void(const api::DeviceId&
   for (const auto& [id, n] : count_) fn(id);
 }
 
-bool ServesResourceV1(client::ApiClient& client, const DiscoveryRetry& retry) {
+bool ServesGroupVersion(client::ApiClient& client, std::string_view group, std::string_view group_version,
+                        std::string_view without, const DiscoveryRetry& retry) {
+  const std::string path = "/apis/" + std::string(group);
   auto delay = retry.initial;
   for (int attempt = 1;; ++attempt) {
-    auto response = client.Do({.path = "/apis/resource.k8s.io"});
+    auto response = client.Do({.path = path});
     if (!response.ok() && response.status().code() == StatusCode::kNotFound) {
-      KLOG(INFO) << "the API server has no resource.k8s.io API group: DynamicResources is inactive, and pods "
-                    "with ResourceClaims stay unschedulable";
+      KLOG(INFO) << "the API server has no " << group << " API group: " << without;
       return false;
     }
     api::JsonParser parser;
@@ -99,23 +100,28 @@ bool ServesResourceV1(client::ApiClient& client, const DiscoveryRetry& retry) {
         response.ok() ? api::DecodeApiGroupVersions(parser, response->body) : response.status();
     if (response.ok() && !versions.ok()) {
       // An answer, but not an APIGroup: asking again would get the same.
-      KLOG(WARNING) << "GET /apis/resource.k8s.io answered with no API group (" << versions.status().message()
-                    << "): DynamicResources is inactive";
+      KLOG(WARNING) << "GET " << path << " answered with no API group (" << versions.status().message()
+                    << "): " << without;
       return false;
     }
     if (versions.ok()) {
-      if (std::find(versions->begin(), versions->end(), api::kResourceVersionV1) != versions->end()) return true;
-      KLOG(WARNING) << "the API server does not serve resource.k8s.io/v1: DynamicResources is inactive, and pods "
-                       "with ResourceClaims stay unschedulable";
+      if (std::find(versions->begin(), versions->end(), group_version) != versions->end()) return true;
+      KLOG(WARNING) << "the API server does not serve " << group_version << ": " << without;
       return false;
     }
-    Status failed = versions.status().WithContext("discovering the resource.k8s.io API group (GET /apis/resource.k8s.io)");
+    Status failed = versions.status().WithContext("discovering the " + std::string(group) + " API group (GET " +
+                                                  path + ")");
     if (retry.on_failure) retry.on_failure(failed);
     KLOG(WARNING) << failed.message() << "; attempt " << attempt << ", asking again in " << delay.count() << "ms";
     const bool go_on = retry.wait ? retry.wait(delay) : (std::this_thread::sleep_for(delay), true);
     if (!go_on) return false;
     delay = std::min(delay * 2, retry.max);
   }
+}
+
+bool ServesResourceV1(client::ApiClient& client, const DiscoveryRetry& retry) {
+  return ServesGroupVersion(client, "resource.k8s.io", api::kResourceVersionV1,
+                            "DynamicResources is inactive, and pods with ResourceClaims stay unschedulable", retry);
 }
 
 ResourceListers::ResourceListers(client::ApiClient& client, const InformerOptions& options)

@@ -63,6 +63,11 @@ class AllocatedDeviceIndex final : public EventHandler<api::ResourceClaim> {
 // other failures are retried as DisruptionBudgetPath retries them (cluster_lister.h).
 struct DiscoveryRetry;
 bool ServesResourceV1(client::ApiClient& client, const DiscoveryRetry& retry);
+// Whether GET /apis/<group> lists `group_version` (e.g. "scheduling.x-k8s.io/v1alpha1"),
+// with ServesResourceV1's answers and retries; `without` says what is missing when not
+// (logged).
+bool ServesGroupVersion(client::ApiClient& client, std::string_view group, std::string_view group_version,
+                        std::string_view without, const DiscoveryRetry& retry);
 
 class ResourceListers {
  public:

@@ -368,6 +368,9 @@ int Run(const cmd::Flags& flags, framework::Registry registry) {
     KLOG(ERROR) << sched.status().message();
     return 1;
   }
+  // Gang members are indexed before the scheduler sees a pod (its PreFilter counts them).
+  listers.pod_groups().SetWanted((*sched)->UsesPodGroups());
+  if (listers.pod_groups().wanted()) (*sched)->WatchPodGroups(pods, listers.pod_groups());
   pods.AddHandler(&(*sched)->pod_handler());
   nodes.AddHandler(&(*sched)->node_handler());
   (*sched)->WatchStorage(listers.storage());

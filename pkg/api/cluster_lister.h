@@ -17,6 +17,7 @@
 #include "pkg/api/selector.h"
 #include "pkg/api/storage.h"
 #include "pkg/api/types.h"
+#include "pkg/api/workloads.h"
 
 namespace ksched::api {
 
@@ -79,6 +80,13 @@ class ClusterLister {
   // set does (so a consumer can index the set once per change).
   virtual uint64_t AllocatedDevicesVersion() const { return 0; }
   virtual void ForEachAllocatedDevice(const std::function<void(const DeviceId&)>& fn) const {}
+
+  // ---- gangs (scheduling.x-k8s.io/v1alpha1), for Coscheduling ----
+  // The PodGroup `name` of namespace `ns`; null when not known (or not watched).
+  virtual PodGroupPtr PodGroupNamed(std::string_view ns, std::string_view name) const { return nullptr; }
+  // The non-terminal pods of namespace `ns` labelled scheduling.x-k8s.io/pod-group=`name`
+  // (pending, assumed and bound alike), by name.
+  virtual std::vector<PodPtr> PodGroupMembers(std::string_view ns, std::string_view name) const { return {}; }
 };
 
 // Knows no objects: no namespace labels, no selectors.

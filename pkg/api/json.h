@@ -103,6 +103,11 @@ StatusOr<WatchEvent<ReplicationController>> DecodeReplicationControllerWatchEven
 StatusOr<WatchEvent<ReplicaSet>> DecodeReplicaSetWatchEvent(JsonParser& parser, JsonText json);
 StatusOr<WatchEvent<StatefulSet>> DecodeStatefulSetWatchEvent(JsonParser& parser, JsonText json);
 StatusOr<WatchEvent<PodDisruptionBudget>> DecodePodDisruptionBudgetWatchEvent(JsonParser& parser, JsonText json);
+// scheduling.x-k8s.io/v1alpha1 PodGroups (scheduler-plugins' Coscheduling): metadata,
+// creationTimestamp and spec.
+StatusOr<PodGroupPtr> DecodePodGroup(JsonParser& parser, JsonText json);
+StatusOr<ObjectList<PodGroup>> DecodePodGroupList(JsonParser& parser, JsonText json);
+StatusOr<WatchEvent<PodGroup>> DecodePodGroupWatchEvent(JsonParser& parser, JsonText json);
 // The storage objects of the volume plugins, reduced to storage.h's fields. Errors name
 // the object, e.g.  persistentvolume "pv-1": spec.capacity.storage: ...
 StatusOr<PersistentVolumeClaimPtr> DecodePersistentVolumeClaim(JsonParser& parser, JsonText json);

@@ -2,6 +2,7 @@
 // spec.selector only (and a PodDisruptionBudget's status); pod templates, workload status
 // and everything else are skipped unread.
 #include "pkg/api/json_document.h"
+#include "pkg/api/time_format.h"
 #include "pkg/util/strings.h"
 
 namespace ksched::api {
@@ -162,6 +163,40 @@ struct Kind<PodDisruptionBudget> {
   static std::string Id(const PodDisruptionBudget& pdb) { return NamespacedId(pdb.metadata); }
 };
 
+template <>
+struct Kind<PodGroup> {
+  static constexpr std::string_view kName = "podgroup";
+  static constexpr std::string_view kList = "PodGroupList";
+  static bool Decode(od::value& v, PodGroup& pg, DecodeError& err) {
+    auto meta = [&](std::string_view key, od::value& fv) {
+      if (key == "name") return ReadString(fv, pg.metadata.name, err);
+      if (key == "namespace") return ReadString(fv, pg.metadata.namespace_, err);
+      if (key == "uid") return ReadString(fv, pg.metadata.uid, err);
+      if (key == "resourceVersion") return ReadString(fv, pg.metadata.resource_version, err);
+      if (key == "creationTimestamp") {
+        std::string_view t;
+        if (!ReadStringView(fv, t, err)) return false;
+        pg.creation_time = ParseTime(t);
+        return true;
+      }
+      return true;
+    };
+    auto spec = [&](std::string_view key, od::value& fv) {
+      if (key == "minMember") return ReadInt32(fv, pg.min_member, err);
+      if (key == "minResources") return ReadResourceList(fv, pg.min_resources, err);
+      if (key == "scheduleTimeoutSeconds") return ReadOptInt32(fv, pg.schedule_timeout_seconds, err);
+      return true;
+    };
+    return ReadObject(v, err, [&](std::string_view key, od::value& fv) {
+      if (key == "metadata") return ReadObject(fv, err, meta);  // the lean fields and the creation time
+      if (key == "kind") return CheckKind(fv, "PodGroup", err);
+      if (key == "spec") return ReadObject(fv, err, spec);
+      return true;
+    });
+  }
+  static std::string Id(const PodGroup& pg) { return NamespacedId(pg.metadata); }
+};
+
 }  // namespace json_internal
 
 using json_internal::DecodeEvent;
@@ -183,6 +218,14 @@ StatusOr<StatefulSetPtr> DecodeStatefulSet(JsonParser& parser, JsonText json) {
 }
 StatusOr<PodDisruptionBudgetPtr> DecodePodDisruptionBudget(JsonParser& parser, JsonText json) {
   return DecodeOne<PodDisruptionBudget>(parser, json);
+}
+
+StatusOr<PodGroupPtr> DecodePodGroup(JsonParser& parser, JsonText json) { return DecodeOne<PodGroup>(parser, json); }
+StatusOr<ObjectList<PodGroup>> DecodePodGroupList(JsonParser& parser, JsonText json) {
+  return DecodeList<PodGroup>(parser, json);
+}
+StatusOr<WatchEvent<PodGroup>> DecodePodGroupWatchEvent(JsonParser& parser, JsonText json) {
+  return DecodeEvent<PodGroup>(parser, json);
 }
 
 StatusOr<ObjectList<Namespace>> DecodeNamespaceList(JsonParser& parser, JsonText json) {

@@ -5,6 +5,7 @@
 // kilobytes, so the decoders keep nothing else.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,11 +73,28 @@ struct PodDisruptionBudget {
   bool operator==(const PodDisruptionBudget&) const = default;
 };
 
+// A scheduling.x-k8s.io/v1alpha1 PodGroup (kubernetes-sigs/scheduler-plugins
+// apis/scheduling/v1alpha1 PodGroupSpec): a gang of pods, the pods in its namespace that
+// carry the label scheduling.x-k8s.io/pod-group=<name>. Its status is the PodGroup
+// controller's and is not read.
+struct PodGroup {
+  LeanObjectMeta metadata;
+  // metadata.creationTimestamp; nullopt when absent or not RFC 3339.
+  std::optional<std::chrono::system_clock::time_point> creation_time;
+  int32_t min_member = 0;          // spec.minMember
+  ResourceList min_resources;      // spec.minResources
+  std::optional<int32_t> schedule_timeout_seconds;  // spec.scheduleTimeoutSeconds
+  bool operator==(const PodGroup&) const = default;
+};
+
+inline constexpr char kPodGroupLabel[] = "scheduling.x-k8s.io/pod-group";
+
 using NamespacePtr = std::shared_ptr<const Namespace>;
 using ServicePtr = std::shared_ptr<const Service>;
 using ReplicationControllerPtr = std::shared_ptr<const ReplicationController>;
 using ReplicaSetPtr = std::shared_ptr<const ReplicaSet>;
 using StatefulSetPtr = std::shared_ptr<const StatefulSet>;
 using PodDisruptionBudgetPtr = std::shared_ptr<const PodDisruptionBudget>;
+using PodGroupPtr = std::shared_ptr<const PodGroup>;
 
 }  // namespace ksched::api

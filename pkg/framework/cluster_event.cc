@@ -28,6 +28,8 @@ std::string_view ResourceName(EventResource resource) {
       return "resource.k8s.io/ResourceSlice";
     case EventResource::kDeviceClass:
       return "resource.k8s.io/DeviceClass";
+    case EventResource::kPodGroup:
+      return "podgroups.v1alpha1.scheduling.x-k8s.io";
     case EventResource::kWildCard:
       return "*";
   }

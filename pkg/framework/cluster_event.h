@@ -28,6 +28,7 @@ enum class EventResource : uint8_t {
   kResourceClaim,  // resource.k8s.io
   kResourceSlice,
   kDeviceClass,
+  kPodGroup,  // scheduling.x-k8s.io (Coscheduling)
   kWildCard,  // matches every resource
 };
 
@@ -113,6 +114,8 @@ inline constexpr ClusterEvent kResourceSliceAdd{EventResource::kResourceSlice, k
 inline constexpr ClusterEvent kResourceSliceUpdate{EventResource::kResourceSlice, kUpdate, "ResourceSliceUpdate"};
 inline constexpr ClusterEvent kDeviceClassAdd{EventResource::kDeviceClass, kAdd, "DeviceClassAdd"};
 inline constexpr ClusterEvent kDeviceClassUpdate{EventResource::kDeviceClass, kUpdate, "DeviceClassUpdate"};
+inline constexpr ClusterEvent kPodGroupAdd{EventResource::kPodGroup, kAdd, "PodGroupAdd"};
+inline constexpr ClusterEvent kPodGroupUpdate{EventResource::kPodGroup, kUpdate, "PodGroupUpdate"};
 inline constexpr ClusterEvent kWildCardEvent{EventResource::kWildCard, kAll, "WildCardEvent"};
 inline constexpr ClusterEvent kUnschedulableTimeout{EventResource::kWildCard, kAll, "UnschedulableTimeout"};
 inline constexpr ClusterEvent kForceActivate{EventResource::kWildCard, kAll, "ForceActivate"};

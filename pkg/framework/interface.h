@@ -248,6 +248,22 @@ class Handle {
   virtual bool RejectWaitingPod(std::string_view uid, std::string_view plugin, std::string_view message) {
     return false;
   }
+
+  // ---- for gang plugins (upstream Handle.IterateOverWaitingPods, PodsToActivate) ----
+  // `plugin` allows, or rejects with `message`, every pod waiting at Permit for which
+  // `match` is true; returns how many. `match` runs without the framework's locks.
+  virtual int AllowWaitingPods(const std::function<bool(const api::Pod&)>& match, std::string_view plugin) {
+    return 0;
+  }
+  virtual int RejectWaitingPods(const std::function<bool(const api::Pod&)>& match, std::string_view plugin,
+                                std::string_view message) {
+    return 0;
+  }
+  // How many pods wait at Permit for which `match` is true.
+  virtual int CountWaitingPods(const std::function<bool(const api::Pod&)>& match) const { return 0; }
+  // Moves these pods to activeQ if they wait in unschedulablePods or backoffQ (upstream
+  // PodsToActivate). Not from a queue callback (QueueSort, PreEnqueue, hints).
+  virtual void ActivatePods(std::span<const api::PodPtr> pods) {}
 };
 
 // ---- extension points --------------------------------------------------------------------------

@@ -129,4 +129,16 @@ void NodeEventHandler::OnDelete(const informers::Deleted<api::Node>& deleted) {
     KLOG(ERROR) << "scheduler cache RemoveNode failed: " << s.message();
 }
 
+void GangMemberHandler::ActivateSiblings(const api::Pod& pod) {
+  if (pod.IsAssigned()) return;
+  const std::string* group_name = pod.metadata.labels.Get(api::kPodGroupLabel);
+  if (group_name == nullptr || group_name->empty()) return;
+  api::PodGroupPtr group = lister_.PodGroupNamed(pod.metadata.namespace_, *group_name);
+  if (group == nullptr) return;
+  std::vector<api::PodPtr> members = lister_.PodGroupMembers(pod.metadata.namespace_, *group_name);
+  if (static_cast<int64_t>(members.size()) < group->min_member) return;
+  std::erase_if(members, [&](const api::PodPtr& m) { return m->IsAssigned() || m->metadata.uid == pod.metadata.uid; });
+  if (!members.empty()) queue_.Activate(members);
+}
+
 }  // namespace ksched::scheduler

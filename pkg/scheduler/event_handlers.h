@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "informers/informer.h"
+#include "pkg/api/cluster_lister.h"
 #include "pkg/cache/cache.h"
 #include "pkg/framework/cluster_event.h"
 #include "pkg/queue/scheduling_queue.h"
@@ -70,6 +71,27 @@ class StorageEventHandler final : public informers::EventHandler<T> {
  private:
   queue::SchedulingQueue& queue_;
   const framework::ClusterEvent add_, update_;
+};
+
+// Members of gangs (Coscheduling's PodGroups) that PreFilter turned away while their group
+// had fewer than minMember pods wait for no cluster event a sibling's creation would send
+// (the queue hears of pods being bound, not created). Once a pod joins a group that now has
+// enough pods, the group's other unassigned members are moved to activeQ. Add it to the Pod
+// informer after the member index it reads.
+class GangMemberHandler final : public informers::EventHandler<api::Pod> {
+ public:
+  GangMemberHandler(queue::SchedulingQueue& queue, const api::ClusterLister& lister) : queue_(queue), lister_(lister) {}
+  void OnAdd(const api::PodPtr& pod) override { ActivateSiblings(*pod); }
+  // A member whose scheduling gates are removed counts as one more ungated member.
+  void OnUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override {
+    if (!old_pod->spec.scheduling_gates.empty() && new_pod->spec.scheduling_gates.empty()) ActivateSiblings(*new_pod);
+  }
+  void OnDelete(const informers::Deleted<api::Pod>& /*deleted*/) override {}
+
+ private:
+  void ActivateSiblings(const api::Pod& pod);
+  queue::SchedulingQueue& queue_;
+  const api::ClusterLister& lister_;
 };
 
 // The cluster events a node update amounts to (upstream nodeSchedulingPropertiesChange).

@@ -25,6 +25,11 @@ struct Scheduler::Attempt {
   ScheduleResult result;
   int num_nodes = 0;
   bool bind_sent = false;  // a Bind plugin ran: a failure may still have bound the pod
+  // Released from Permit unbound (a timeout, or a gang sibling's failure): the pod fitted
+  // when it was assumed, so it retries after its backoff rather than waiting for a
+  // cluster event its rejecting plugin registered (upstream waits for one: with
+  // Coscheduling a pod add anywhere, or the unschedulable-pods flush in a quiet cluster).
+  bool released_from_permit = false;
 
   const api::Pod& pod() const { return info->pod(); }
 };
@@ -163,6 +168,7 @@ void Scheduler::BindingCycle(std::unique_ptr<Attempt> attempt) {
   framework::runtime::Framework& fwk = *attempt->fwk;
   const api::Pod& pod = attempt->pod();
   framework::Status s = fwk.WaitOnPermit(pod);
+  attempt->released_from_permit = s.IsRejected();
   if (s.IsSuccess()) s = fwk.RunPreBindPlugins(*attempt->state, pod, attempt->host);
   if (s.IsSuccess() && fwk.CanBindAsync() && BindingExtender(pod) == nullptr) {
     BindAsync(std::move(attempt));
@@ -362,7 +368,7 @@ void Scheduler::HandleFailure(Attempt& attempt, const framework::Status& status,
   if (fit_error) {
     info.unschedulable_plugins = fit_error->unschedulable_plugins;
     info.pending_plugins = fit_error->pending_plugins;
-  } else if (rejected && !status.plugin().empty()) {
+  } else if (rejected && !status.plugin().empty() && !attempt.released_from_permit) {
     (status.code() == Code::kPending ? info.pending_plugins : info.unschedulable_plugins).insert(status.plugin());
   }
   if (rejected) {

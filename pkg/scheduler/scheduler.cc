@@ -1,5 +1,7 @@
 #include "pkg/scheduler/scheduler.h"
 
+#include <algorithm>
+
 #include "config/effective_plugins.h"
 #include "config/defaults.h"
 #include "pkg/api/json.h"
@@ -69,6 +71,10 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
     fopts.parallelism = cfg.parallelism;
     fopts.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;
     fopts.clock = &s->clock_;
+    // The queue is made after the frameworks (it sorts with their QueueSort plugin).
+    fopts.activate = [sched = s.get()](std::span<const api::PodPtr> pods) {
+      if (sched->queue_) sched->queue_->Activate(pods);
+    };
     if (s->options_.framework_metrics) fopts.metrics = s->options_.framework_metrics;
     auto fwk = framework::runtime::NewFramework(
         s->options_.registry, profile, fopts);
@@ -194,6 +200,26 @@ void Scheduler::WatchResources(informers::ResourceListers& resources) {
   make(resource_claim_handler_, resources.claims(), fw::kResourceClaimAdd, fw::kResourceClaimUpdate);
   make(resource_slice_handler_, resources.slices(), fw::kResourceSliceAdd, fw::kResourceSliceUpdate);
   make(device_class_handler_, resources.classes(), fw::kDeviceClassAdd, fw::kDeviceClassUpdate);
+}
+
+bool Scheduler::UsesPodGroups() const {
+  for (const auto& [name, fwk] : frameworks_) {
+    for (const auto& [point, plugins] : fwk->ListPlugins()) {
+      if (std::find(plugins.begin(), plugins.end(), "Coscheduling") != plugins.end()) return true;
+    }
+  }
+  return false;
+}
+
+void Scheduler::WatchPodGroups(informers::PodInformer& pods, informers::PodGroupListers& groups) {
+  pods.AddHandler(&groups.members());
+  if (options_.cluster_lister != nullptr) {
+    gang_member_handler_ = std::make_unique<GangMemberHandler>(*queue_, *options_.cluster_lister);
+    pods.AddHandler(gang_member_handler_.get());
+  }
+  pod_group_handler_ =
+      std::make_unique<StorageEventHandler<api::PodGroup>>(*queue_, framework::kPodGroupAdd, framework::kPodGroupUpdate);
+  groups.informer().AddHandler(pod_group_handler_.get());
 }
 
 void Scheduler::Run() {

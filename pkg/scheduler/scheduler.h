@@ -17,6 +17,7 @@
 
 #include "config/types.h"
 #include "informers/informer.h"
+#include "informers/pod_group_lister.h"
 #include "informers/resource_lister.h"
 #include "informers/storage_lister.h"
 #include "pkg/cache/cache.h"
@@ -105,6 +106,13 @@ class Scheduler {
   void WatchStorage(informers::StorageListers& storage);
   // The same for the resource.k8s.io informers (DynamicResources' events).
   void WatchResources(informers::ResourceListers& resources);
+  // Whether a profile enables Coscheduling (then PodGroups are watched).
+  bool UsesPodGroups() const;
+  // PodGroup adds and updates as cluster events, and the group member index with the
+  // handler that wakes a group's members once it has enough pods, both on `pods`. Call it
+  // before adding pod_handler() to `pods`, so a pod's PreFilter always counts the pod
+  // itself among its group.
+  void WatchPodGroups(informers::PodInformer& pods, informers::PodGroupListers& groups);
 
   // Starts the queue's flush loops and the scheduling thread. Call once the informers
   // have synced.
@@ -197,6 +205,8 @@ class Scheduler {
   std::unique_ptr<informers::EventHandler<api::ResourceClaim>> resource_claim_handler_;
   std::unique_ptr<informers::EventHandler<api::ResourceSlice>> resource_slice_handler_;
   std::unique_ptr<informers::EventHandler<api::DeviceClass>> device_class_handler_;
+  std::unique_ptr<informers::EventHandler<api::PodGroup>> pod_group_handler_;
+  std::unique_ptr<informers::EventHandler<api::Pod>> gang_member_handler_;
   std::unique_ptr<explain::DecisionLog> decisions_;
 
   // Owned by the scheduling thread.

@@ -736,13 +736,11 @@ TEST_F(SchedulerTest, BindGateClosedSendsNoBindAndRequeues) {
   EXPECT_EQ(pq().Len(), 0u);
 }
 
-// Upstream handleBindingCycleError: after a rejection in the binding cycle (here a pod
-// waiting at Permit is rejected) the AssignedPodDelete move comes after the pod is
-// requeued and leaves the pod itself out. Had the move come first, the event would be
-// replayed against the in-flight pod and TestPlugin (registered for every Pod event)
-// would send it straight to backoffQ; without the exclusion the move would take it out
-// of unschedulablePods. Another pod TestPlugin rejected is moved.
-TEST_F(SchedulerTest, RejectedBindingCycleDoesNotMoveThePodItself) {
+// A pod rejected while it waits at Permit (a timeout, a gang sibling's failure) fitted
+// when it was assumed: it goes back to backoffQ to retry, not to unschedulablePods to
+// wait for an event. Its assumed room is freed with an AssignedPodDelete move, which
+// takes another pod TestPlugin rejected out of unschedulablePods.
+TEST_F(SchedulerTest, PodRejectedAtPermitRetriesAfterBackoff) {
   Start({.with_plugin = true});
   knobs_->Add(&PluginKnobs::reject_permit, "other");
   knobs_->Add(&PluginKnobs::wait_permit, "p");
@@ -763,7 +761,7 @@ TEST_F(SchedulerTest, RejectedBindingCycleDoesNotMoveThePodItself) {
 
   EXPECT_TRUE(Binds().empty());
   EXPECT_EQ(sched_->cache().PodCount(), 0u);
-  EXPECT_EQ(Where(p), SubQueue::kUnschedulable);
+  EXPECT_EQ(Where(p), SubQueue::kBackoff);
   EXPECT_EQ(Where(other), SubQueue::kBackoff);
   ExpectOneConditionPatch("p", {R"("reason":"Unschedulable")", "denied by the test"});
 }

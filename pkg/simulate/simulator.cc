@@ -265,6 +265,9 @@ Status Simulator::Impl::Start(const ClusterObjects& cluster) {
   auto s = scheduler::Scheduler::New(std::move(so));
   if (!s.ok()) return s.status();
   sched = std::move(*s);
+  // Gang members are indexed before the scheduler sees a pod (its PreFilter counts them).
+  listers.pod_groups().SetWanted(sched->UsesPodGroups());
+  if (listers.pod_groups().wanted()) sched->WatchPodGroups(pods, listers.pod_groups());
   pods.AddHandler(&sched->pod_handler());
   nodes.AddHandler(&sched->node_handler());
   sched->WatchStorage(listers.storage());

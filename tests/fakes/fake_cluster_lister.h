@@ -189,6 +189,22 @@ class FakeClusterLister final : public api::ClusterLister {
     for (const auto& [id, n] : allocated_) fn(id);
   }
 
+  // PodGroups by "ns/name", and every pod that may carry the pod-group label (members are
+  // picked from them by label, as the informer's index does).
+  std::map<std::string, api::PodGroupPtr, std::less<>> pod_groups;
+  std::vector<api::PodPtr> pods;
+  api::PodGroupPtr PodGroupNamed(std::string_view ns, std::string_view name) const override {
+    return Find(pod_groups, std::string(ns) + "/" + std::string(name));
+  }
+  std::vector<api::PodPtr> PodGroupMembers(std::string_view ns, std::string_view name) const override {
+    std::vector<api::PodPtr> out;
+    for (const api::PodPtr& p : pods) {
+      const std::string* group = p->metadata.labels.Get(api::kPodGroupLabel);
+      if (p->metadata.namespace_ == ns && group != nullptr && *group == name) out.push_back(p);
+    }
+    return out;
+  }
+
  private:
   mutable std::shared_ptr<const api::ResourceSliceList> slice_list_;
   std::map<api::DeviceId, int> allocated_;  // devices of the claims' allocations

@@ -2,6 +2,8 @@
 // (or failed on demand), the nominator and the cluster lister are settable.
 #pragma once
 
+#include <functional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -37,6 +39,45 @@ class FakeHandle final : public framework::Handle, public framework::PodBinder {
   framework::ResourceClaimWriter* ResourceClaims() override { return claims_; }
   void SetResourceClaimWriter(framework::ResourceClaimWriter* writer) { claims_ = writer; }
   std::stop_token Stopping() const override { return stopping.get_token(); }
+
+  // Pods waiting at Permit, as a test puts them there; the plugin's Allow / Reject calls
+  // mark them.
+  struct Waiting {
+    api::PodPtr pod;
+    bool allowed = false;
+    std::string rejected;  // the rejection message; empty while not rejected
+  };
+  int AllowWaitingPods(const std::function<bool(const api::Pod&)>& match, std::string_view plugin) override {
+    int n = 0;
+    for (Waiting& w : waiting) {
+      if (match(*w.pod)) {
+        w.allowed = true;
+        ++n;
+      }
+    }
+    return n;
+  }
+  int RejectWaitingPods(const std::function<bool(const api::Pod&)>& match, std::string_view plugin,
+                        std::string_view message) override {
+    int n = 0;
+    for (Waiting& w : waiting) {
+      if (match(*w.pod)) {
+        w.rejected = std::string(message);
+        ++n;
+      }
+    }
+    return n;
+  }
+  int CountWaitingPods(const std::function<bool(const api::Pod&)>& match) const override {
+    int n = 0;
+    for (const Waiting& w : waiting) n += match(*w.pod) ? 1 : 0;
+    return n;
+  }
+  void ActivatePods(std::span<const api::PodPtr> pods) override {
+    for (const auto& p : pods) activated.push_back(p->Key());
+  }
+  std::vector<Waiting> waiting;
+  std::vector<std::string> activated;  // keys, in order
 
   ksched::Status Bind(const api::Pod& pod, std::string_view node_name) override {
     binds.emplace_back(pod.Key(), std::string(node_name));

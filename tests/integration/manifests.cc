@@ -30,6 +30,8 @@ const std::map<std::string, KindInfo, std::less<>>& Kinds() {
       {"Role", {"roles", true}},
       {"RoleBinding", {"rolebindings", true}},
       {"PriorityClass", {"priorityclasses", false}},
+      {"CustomResourceDefinition", {"customresourcedefinitions", false}},
+      {"PodGroup", {"podgroups", true}},
   };
   return *kinds;
 }

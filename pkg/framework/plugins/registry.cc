@@ -1,6 +1,7 @@
 // Every in-tree plugin, one line each.
 #include "pkg/framework/registry.h"
 
+#include "pkg/framework/plugins/coscheduling/coscheduling.h"
 #include "pkg/framework/plugins/defaultbinder/default_binder.h"
 #include "pkg/framework/plugins/defaultpreemption/default_preemption.h"
 #include "pkg/framework/plugins/dynamicresources/dynamic_resources.h"
@@ -56,6 +57,7 @@ Registry InTreeRegistry() {
       {std::string(p::volumebinding::VolumeBinding::kName), p::volumebinding::VolumeBinding::New},
       {std::string(p::dynamicresources::DynamicResources::kName), p::dynamicresources::DynamicResources::New},
       {std::string(p::defaultbinder::DefaultBinder::kName), p::defaultbinder::DefaultBinder::New},
+      {std::string(p::coscheduling::Coscheduling::kName), p::coscheduling::Coscheduling::New},
   };
 }
 

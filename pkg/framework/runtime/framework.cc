@@ -173,6 +173,33 @@ bool Framework::RejectWaitingPod(std::string_view uid, std::string_view plugin, 
   return true;
 }
 
+int Framework::AllowWaitingPods(const std::function<bool(const api::Pod&)>& match, std::string_view plugin) {
+  int n = 0;
+  waiting_pods_.Iterate([&](WaitingPod& wp) {
+    if (!match(wp.pod())) return;
+    wp.Allow(plugin);
+    ++n;
+  });
+  return n;
+}
+
+int Framework::RejectWaitingPods(const std::function<bool(const api::Pod&)>& match, std::string_view plugin,
+                                 std::string_view message) {
+  int n = 0;
+  waiting_pods_.Iterate([&](WaitingPod& wp) {
+    if (!match(wp.pod())) return;
+    wp.Reject(plugin, std::string(message));
+    ++n;
+  });
+  return n;
+}
+
+int Framework::CountWaitingPods(const std::function<bool(const api::Pod&)>& match) const {
+  int n = 0;
+  waiting_pods_.Iterate([&](WaitingPod& wp) { n += match(wp.pod()) ? 1 : 0; });
+  return n;
+}
+
 std::map<std::string, std::vector<std::string>> Framework::ListPlugins() const {
   std::map<std::string, std::vector<std::string>> out;
   for (size_t i = 0; i < config::kNumExtensionPoints; ++i) {

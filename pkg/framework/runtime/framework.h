@@ -56,6 +56,8 @@ struct FrameworkOptions {
   Clock* clock = &RealClock();
   // The scheduler's extenders (Handle::Extenders), owned by the caller.
   std::vector<Extender*> extenders;
+  // Handle::ActivatePods: the scheduling queue's Activate. Null: nothing is activated.
+  std::function<void(std::span<const api::PodPtr>)> activate;
 };
 
 // Each Score plugin's part of the totals, as RunScorePlugins left them: plugin k gave
@@ -161,6 +163,13 @@ class Framework : public Handle {
   void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) const { waiting_pods_.Iterate(fn); }
   // Rejects a waiting pod (e.g. it was deleted); true if it was waiting.
   bool RejectWaitingPod(std::string_view uid, std::string_view plugin, std::string_view message) override;
+  int AllowWaitingPods(const std::function<bool(const api::Pod&)>& match, std::string_view plugin) override;
+  int RejectWaitingPods(const std::function<bool(const api::Pod&)>& match, std::string_view plugin,
+                        std::string_view message) override;
+  int CountWaitingPods(const std::function<bool(const api::Pod&)>& match) const override;
+  void ActivatePods(std::span<const api::PodPtr> pods) override {
+    if (options_.activate) options_.activate(pods);
+  }
 
   bool HasFilterPlugins() const { return !filter_.empty(); }
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
