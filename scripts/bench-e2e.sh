@@ -24,6 +24,11 @@
 #                       in the bench finishes the victims' graceful deletes. Also prints
 #                       the victims (expected 1,500) and how soon each preemptor was bound
 #                       after its node's last victim went.
+#   gang                the basic workload's pods in 100 gangs of 30: scheduler-plugins'
+#                       PodGroup CRD and one PodGroup each, ksched with a Coscheduling
+#                       profile (kube-scheduler 1.20.2 has no such plugin: not run). Checks
+#                       that every group ends bound whole, and runs the basic workload
+#                       with ksched right after for the ratio of the two (BASIC=0 skips it)
 #   all                 each of the above in turn
 # EXTENDER=1 adds one HTTP extender (tests/fakes/test_extender_main.cc, on loopback) with
 # filter and prioritize verbs (nodeCacheCapable, weight 1) to both schedulers' configs:
@@ -38,7 +43,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CP="$ROOT/scripts/control-plane.sh"
 QPS=${QPS:-5000}; WORKLOAD=${WORKLOAD:-basic}
 DIR=${KSCHED_BENCH_DIR:-/tmp/ksched-bench-e2e}
-ALL=(basic anti-affinity spread preferred-affinity replicaset preemption)
+ALL=(basic anti-affinity spread preferred-affinity replicaset preemption gang)
 if [ "$WORKLOAD" = all ]; then
   WORKLOADS=("${ALL[@]}")
 elif [[ " ${ALL[*]} " == *" $WORKLOAD "* ]]; then
@@ -88,6 +93,19 @@ leaderElection: {leaderElect: false}
 profiles: [{schedulerName: ksched}]
 $EXTENDERS
 EOC
+cat > "$DIR.ksched-gang-config.yaml" <<EOC
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection: {qps: $QPS, burst: $QPS}
+leaderElection: {leaderElect: false}
+profiles:
+- schedulerName: ksched
+  plugins:
+    multiPoint:
+      enabled: [{name: Coscheduling}]
+      disabled: [{name: PrioritySort}]
+$EXTENDERS
+EOC
 cat > "$DIR.kube-scheduler-config.yaml" <<EOC
 apiVersion: kubescheduler.config.k8s.io/v1beta1
 kind: KubeSchedulerConfiguration
@@ -105,7 +123,8 @@ for w in "${WORKLOADS[@]}"; do
   if [ "${KSCHED:-1}" != 0 ]; then
     k_ok=true
     # shellcheck disable=SC2086  # KSCHED_FLAGS is a list of flags
-    run "$w" ksched ksched "$BUILD/cmd/ksched/ksched" --config "$DIR.ksched-config.yaml" \
+    config="$DIR.ksched-config.yaml"; [ "$w" != gang ] || config="$DIR.ksched-gang-config.yaml"
+    run "$w" ksched ksched "$BUILD/cmd/ksched/ksched" --config "$config" \
       --kubeconfig "$DIR/kubeconfig" ${KSCHED_FLAGS:-} || { k_ok=false; failed+=("$w: ksched run failed (see above)"); }
     cp "$DIR$tag.ksched.out" "$k_out"
     v=$(field '^violations: \([0-9]*\)$' "$k_out")
@@ -115,7 +134,18 @@ for w in "${WORKLOADS[@]}"; do
     ! $k_ok || [ "$victims" = "$expected" ] || failed+=("$w: ksched evicted $victims pods, expected $expected")
   fi
 
-  if [ "${UPSTREAM:-1}" != 0 ]; then
+  if [ "$w" = gang ] && $k_ok && [ "${BASIC:-1}" != 0 ]; then
+    b_out="$DIR.gang-baseline.ksched.out"
+    # shellcheck disable=SC2086
+    if tag=".gang-baseline" run basic ksched ksched "$BUILD/cmd/ksched/ksched" --config "$DIR.ksched-config.yaml" \
+      --kubeconfig "$DIR/kubeconfig" ${KSCHED_FLAGS:-} >/dev/null; then
+      awk -v g="$(field '.*average \([0-9]*\) pods\/s.*' "$k_out")" -v b="$(field '.*average \([0-9]*\) pods\/s.*' "$b_out")" 'BEGIN {
+        printf "ratio gang/basic (ksched): throughput %.2f (gang %d pods/s, basic %d pods/s)\n", g/b, g, b }'
+    fi
+  fi
+  if [ "$w" = gang ] && [ "${UPSTREAM:-1}" != 0 ]; then
+    echo "bench-e2e: kube-scheduler 1.20.2 has no Coscheduling plugin: not run for the gang workload" >&2
+  elif [ "${UPSTREAM:-1}" != 0 ]; then
     run "$w" kube-scheduler default-scheduler "$BIN/kube-scheduler" --config "$DIR.kube-scheduler-config.yaml" \
       --port=0 --secure-port=0 --v=0 && u_ok=true || echo "bench-e2e: the kube-scheduler run failed ($w)" >&2
   fi

@@ -24,6 +24,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -211,6 +212,27 @@ std::string CreateReplicaSet(client::ApiClient& c) {
   return std::string(uid);
 }
 
+// The PodGroup CRD, once served, and one PodGroup per gang of `size` among `pods`.
+bool CreateGangs(client::ApiClient& c, int pods, int size) {
+  auto r = c.Do({.verb = client::Verb::kPost, .path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                 .body = bench::PodGroupCrdJson()});
+  if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists) {
+    std::fprintf(stderr, "create the PodGroup CRD failed: %s\n", r.status().ToString().c_str());
+    return false;
+  }
+  const std::string path = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups";
+  for (int i = 0; !c.Do({.path = path}).ok(); ++i) {
+    if (i == 300) {
+      std::fprintf(stderr, "the PodGroup CRD was not served within 30 s\n");
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::vector<std::string> groups;
+  for (int g = 0; g * size < pods; ++g) groups.push_back(bench::PodGroupJson(g, size));
+  return CreateAll(c, path, groups);
+}
+
 // The PriorityClasses of a fill (one may exist already).
 bool CreatePriorityClasses(client::ApiClient& c, const bench::Fill& fill) {
   for (const bench::PriorityClass& pc : {fill.low, fill.high}) {
@@ -322,6 +344,7 @@ int main(int argc, char** argv) {
         low.push_back(api::EncodePod(bench::MakeFillPod(*workload, n, j, scheduler_name)));
     if (!CreateAll(c, "/api/v1/namespaces/default/pods", low)) return 1;
   }
+  if (workload->gang_size > 0 && !CreateGangs(c, num_pods, workload->gang_size)) return 1;
   for (int i = 0; i < num_pods; ++i)
     pods.push_back(api::EncodePod(bench::MakePod(*workload, i, scheduler_name, owner_uid)));
   if (!CreateAll(c, "/api/v1/namespaces/default/pods", pods)) return 1;

@@ -265,6 +265,38 @@ Verification VerifyPreemption(const Workload& w, const Placement& p) {
 // scheduler_perf runs no admission and no kubelet; here the Priority admission plugin
 // resolves the classes, and victims are deleted gracefully and finished by the kubelet
 // stand-in, as on a real cluster.
+// Gangs: every group must end bound whole. Also how far apart a group's binds were seen
+// (its members are allowed together at Permit, so its binds go out together).
+Verification VerifyGangs(const Workload& w, const Placement& p) {
+  std::map<std::string, std::vector<Clock::time_point>> binds;  // group -> bind times
+  std::map<std::string, int> members;
+  for (int i = 0; i < p.pods; ++i) {
+    const std::string group = GangName(i / w.gang_size);
+    ++members[group];
+    auto it = p.bound_at.find("bench-pod-" + std::to_string(i));
+    if (it != p.bound_at.end()) binds[group].push_back(it->second);
+  }
+  Verification v;
+  int whole = 0;
+  std::vector<double> spreads_ms;
+  for (const auto& [group, n] : members) {
+    const auto& times = binds[group];
+    if (times.empty()) continue;
+    if (static_cast<int>(times.size()) == n) {
+      ++whole;
+    } else {
+      ++v.violations;
+    }
+    auto [lo, hi] = std::minmax_element(times.begin(), times.end());
+    spreads_ms.push_back(std::chrono::duration<double, std::milli>(*hi - *lo).count());
+  }
+  v.lines.push_back(Format("gangs: %d of %zu groups of %d bound whole, %lld bound in part", whole, members.size(),
+                           w.gang_size, static_cast<long long>(v.violations)));
+  v.lines.push_back(Format("gangs: first to last bind of a group: median %.0f ms, max %.0f ms",
+                           Percentile(spreads_ms, 0.5), Percentile(spreads_ms, 1.0)));
+  return v;
+}
+
 constexpr Fill kPreemptionFill{.per_node = 4,
                                .cpu_milli = 900,
                                .memory = "500Mi",
@@ -295,6 +327,8 @@ constexpr Workload kWorkloads[] = {
      .pod_cpu_milli = 3000,
      .fill = &kPreemptionFill,
      .verify = VerifyPreemption},
+    // The basic workload's pods in 100 gangs of 30 (scheduler-plugins' Coscheduling).
+    {.name = "gang", .nodes = 1000, .pods = 3000, .zones = 3, .gang_size = 30, .verify = VerifyGangs},
 };
 
 }  // namespace
@@ -333,6 +367,7 @@ api::Pod MakePod(const Workload& w, int i, const std::string& scheduler_name, co
       {{"cpu", api::Quantity::FromMilli(w.pod_cpu_milli)}, {"memory", *api::Quantity::Parse(kPodMemory)}});
   if (w.shape != nullptr) p = w.shape(std::move(p));
   if (w.fill != nullptr) p.spec.priority_class_name = std::string(w.fill->high.name);
+  if (w.gang_size > 0) p.metadata.labels.Set("scheduling.x-k8s.io/pod-group", GangName(i / w.gang_size));
   if (w.replica_set) {
     p.metadata.labels.Set("app", "rs");
     p.metadata.owner_references.push_back(
@@ -361,6 +396,24 @@ std::string ReplicaSetJson() {
          R"("},"spec":{"replicas":0,"selector":{"matchLabels":{"app":"rs"}},)"
          R"("template":{"metadata":{"labels":{"app":"rs"}},)"
          R"("spec":{"containers":[{"name":"app","image":"registry.k8s.io/pause:3.9"}]}}}})";
+}
+
+std::string GangName(int gang) { return "bench-gang-" + std::to_string(gang); }
+
+std::string PodGroupCrdJson() {
+  return R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",)"
+         R"("metadata":{"name":"podgroups.scheduling.x-k8s.io"},)"
+         R"("spec":{"group":"scheduling.x-k8s.io","scope":"Namespaced",)"
+         R"("names":{"kind":"PodGroup","listKind":"PodGroupList","plural":"podgroups","singular":"podgroup"},)"
+         R"("versions":[{"name":"v1alpha1","served":true,"storage":true,"subresources":{"status":{}},)"
+         R"("schema":{"openAPIV3Schema":{"type":"object","properties":{)"
+         R"("spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true},)"
+         R"("status":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}]}})";
+}
+
+std::string PodGroupJson(int gang, int min_member) {
+  return R"({"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"PodGroup","metadata":{"name":")" + GangName(gang) +
+         R"("},"spec":{"minMember":)" + std::to_string(min_member) + "}}";
 }
 
 }  // namespace ksched::bench

@@ -72,6 +72,9 @@ struct Workload {
   int64_t pod_cpu_milli = 100;
   // Non-null: the nodes are filled first (see Fill).
   const Fill* fill = nullptr;
+  // > 0: the pods form gangs of this many, one scheduler-plugins PodGroup each
+  // (bench-gang-<i / gang_size>, minMember gang_size), scheduled by a Coscheduling profile.
+  int gang_size = 0;
   Verification (*verify)(const Workload&, const Placement&) = nullptr;
 };
 
@@ -98,6 +101,13 @@ std::string PriorityClassJson(const PriorityClass& pc);
 // /apis/apps/v1/namespaces/default/replicasets.
 inline constexpr std::string_view kReplicaSetName = "bench-rs";
 std::string ReplicaSetJson();
+
+// The PodGroup CRD (scheduling.x-k8s.io/v1alpha1, spec kept as given) for POST
+// /apis/apiextensions.k8s.io/v1/customresourcedefinitions, and one gang's PodGroup for
+// POST /apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups.
+std::string PodGroupCrdJson();
+std::string PodGroupJson(int gang, int min_member);
+std::string GangName(int gang);
 
 // The p-quantile (0..1) of v, nearest rank; 0 for none.
 double Percentile(std::vector<double> v, double p);

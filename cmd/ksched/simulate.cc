@@ -332,10 +332,10 @@ int RunSimulate(int argc, char** argv, FILE* out, FILE* err, const framework::Re
   if (!sim.ok()) return fail(sim.status());
   Report report;
   report.pods = (*sim)->SchedulePending();
-  for (const simulate::SourceObject& pod : pods) {
-    auto r = (*sim)->Schedule(pod);
+  {
+    auto r = (*sim)->ScheduleAll(pods);
     if (!r.ok()) return fail(r.status());
-    report.pods.push_back(std::move(*r));
+    for (PodResult& p : *r) report.pods.push_back(std::move(p));
   }
   if (!flags->drain.empty()) {
     auto r = (*sim)->Drain(flags->drain);

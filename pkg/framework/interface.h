@@ -30,6 +30,7 @@
 #include "pkg/framework/extender.h"
 #include "pkg/framework/pod_info.h"
 #include "pkg/framework/queue_plugins.h"
+#include "pkg/framework/runtime/metrics_recorder.h"
 #include "pkg/framework/status.h"
 
 namespace ksched::framework {
@@ -259,11 +260,13 @@ class Handle {
                                 std::string_view message) {
     return 0;
   }
-  // How many pods wait at Permit for which `match` is true.
+  // How many pods wait at Permit, not yet allowed or rejected, for which `match` is true.
   virtual int CountWaitingPods(const std::function<bool(const api::Pod&)>& match) const { return 0; }
   // Moves these pods to activeQ if they wait in unschedulablePods or backoffQ (upstream
   // PodsToActivate). Not from a queue callback (QueueSort, PreEnqueue, hints).
   virtual void ActivatePods(std::span<const api::PodPtr> pods) {}
+  // Where plugins report metrics of their own (gangs); null: nowhere.
+  virtual runtime::MetricsRecorder* Metrics() { return nullptr; }
 };
 
 // ---- extension points --------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
+#include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
@@ -237,6 +238,22 @@ struct Metrics::Families {
                           .Help("Duration of calls to HTTP scheduler extenders, by extender (its URL prefix), call "
                                 "(filter, prioritize, bind, preempt) and result (success, error).")
                           .Register(r)),
+        pod_group_admitted(BuildCounter()
+                               .Name("ksched_pod_group_admissions_total")
+                               .Help("Gangs (Coscheduling PodGroups) admitted: minMember members assumed or bound, "
+                                     "the waiting ones allowed together.")
+                               .Register(r)
+                               .Add({})),
+        pod_group_rejected(BuildCounter()
+                               .Name("ksched_pod_group_rejections_total")
+                               .Help("Gangs turned away with their waiting members released, by reason (timeout, "
+                                     "member_unschedulable, member_failed).")
+                               .Register(r)),
+        pod_groups_waiting(prometheus::BuildGauge()
+                               .Name("ksched_pod_groups_waiting")
+                               .Help("Gangs with members waiting at Permit for the rest of the group.")
+                               .Register(r)
+                               .Add({})),
         incoming(BuildCounter()
                      .Name("scheduler_queue_incoming_pods_total")
                      .Help("[STABLE] Number of pods added to scheduling queues by event and queue type.")
@@ -261,6 +278,7 @@ struct Metrics::Families {
         plugins(plugin, {"plugin", "extension_point", "status"}, &PluginBuckets()),
         permit_waits(permit_wait, {"result"}, &LatencyBuckets()),
         extender_calls(extender_call, {"extender", "call", "result"}, &LatencyBuckets()),
+        pod_group_rejections(pod_group_rejected, {"reason"}),
         incomings(incoming, {"queue", "event"}) {}
 
   prometheus::Family<prometheus::Counter>& schedule_attempts;
@@ -273,6 +291,9 @@ struct Metrics::Families {
   prometheus::Family<Histogram>& plugin;
   prometheus::Family<Histogram>& permit_wait;
   prometheus::Family<Histogram>& extender_call;
+  prometheus::Counter& pod_group_admitted;
+  prometheus::Family<prometheus::Counter>& pod_group_rejected;
+  prometheus::Gauge& pod_groups_waiting;
   prometheus::Family<prometheus::Counter>& incoming;
   prometheus::Counter& preemption_attempts;
   Histogram& preemption_victims;
@@ -286,6 +307,7 @@ struct Metrics::Families {
   Handles<Histogram> plugins;
   Handles<Histogram> permit_waits;
   Handles<Histogram> extender_calls;
+  Handles<prometheus::Counter> pod_group_rejections;
   Handles<prometheus::Counter> incomings;
 };
 
@@ -325,6 +347,14 @@ void Metrics::ObservePermitWait(framework::Code code, double seconds) {
 void Metrics::ObserveExtenderCall(std::string_view extender, std::string_view call, bool ok, double seconds) {
   families_->extender_calls.Get({extender, call, ok ? "success" : "error"}).Observe(seconds);
 }
+
+void Metrics::ObservePodGroupAdmitted() { families_->pod_group_admitted.Increment(); }
+
+void Metrics::ObservePodGroupRejected(std::string_view reason) {
+  families_->pod_group_rejections.Get({reason}).Increment();
+}
+
+void Metrics::AddPodGroupsWaiting(int delta) { families_->pod_groups_waiting.Increment(delta); }
 
 void Metrics::ObserveAttempt(std::string_view result, std::string_view profile, double seconds) {
   families_->attempt_counts.Get({result, profile}).Increment();

@@ -81,6 +81,9 @@ class Metrics final : public queue::QueueMetricsRecorder,
                      double seconds) override;
   void ObservePermitWait(framework::Code code, double seconds) override;
   void ObserveExtenderCall(std::string_view extender, std::string_view call, bool ok, double seconds) override;
+  void ObservePodGroupAdmitted() override;
+  void ObservePodGroupRejected(std::string_view reason) override;
+  void AddPodGroupsWaiting(int delta) override;
 
   // scheduler::SchedulerMetrics
   void ObserveAttempt(std::string_view result, std::string_view profile, double seconds) override;

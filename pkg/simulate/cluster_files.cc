@@ -42,6 +42,7 @@ const std::vector<KindInfo>& KindTable() {
       {"ResourceSlice", "/apis/resource.k8s.io/v1/resourceslices", false},
       {"ResourceClaim", "/apis/resource.k8s.io/v1/resourceclaims", true},
       {"ResourceClaimTemplate", "/apis/resource.k8s.io/v1/resourceclaimtemplates", true},
+      {"PodGroup", "/apis/scheduling.x-k8s.io/v1alpha1/podgroups", true},
   };
   return *kinds;
 }
@@ -74,6 +75,7 @@ Status Validate(api::JsonParser& parser, std::string_view kind, const std::strin
       {"ResourceClaim", of([](api::JsonParser& p, api::JsonText t) { return api::DecodeResourceClaim(p, t); })},
       {"ResourceClaimTemplate",
        of([](api::JsonParser& p, api::JsonText t) { return api::DecodeResourceClaimTemplate(p, t); })},
+      {"PodGroup", of([](api::JsonParser& p, api::JsonText t) { return api::DecodePodGroup(p, t); })},
   };
   auto it = decoders->find(kind);
   return it == decoders->end() ? Status::OK() : it->second(parser, json);

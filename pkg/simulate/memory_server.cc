@@ -483,6 +483,14 @@ std::pair<long, std::string> MemoryApiServer::Handle(const client::Request& requ
             "\"groupVersion\":\"resource.k8s.io/v1\",\"version\":\"v1\"}],\"preferredVersion\":{\"groupVersion\":"
             "\"resource.k8s.io/v1\",\"version\":\"v1\"}}"};
   }
+  // And scheduler-plugins' PodGroups, as if their CRD were installed (Coscheduling's
+  // informer starts only when discovery finds the group).
+  if (path == "/apis/scheduling.x-k8s.io" || path.starts_with("/apis/scheduling.x-k8s.io?")) {
+    return {200,
+            "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",\"name\":\"scheduling.x-k8s.io\",\"versions\":[{"
+            "\"groupVersion\":\"scheduling.x-k8s.io/v1alpha1\",\"version\":\"v1alpha1\"}],\"preferredVersion\":{"
+            "\"groupVersion\":\"scheduling.x-k8s.io/v1alpha1\",\"version\":\"v1alpha1\"}}"};
+  }
   if (path == "/apis/policy" || path.starts_with("/apis/policy?")) {
     return {200,
             "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",\"name\":\"policy\",\"versions\":[{\"groupVersion\":"

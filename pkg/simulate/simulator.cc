@@ -129,6 +129,12 @@ struct Simulator::Impl {
   std::optional<scheduler::AttemptReport> WaitReport(const std::string& uid, const std::string& key,
                                                      std::chrono::milliseconds timeout, std::string* gated_by);
   StatusOr<PodResult> ScheduleJson(std::string_view json, const std::string& source, bool follow_preemption);
+  // The pending members of one gang (Coscheduling's PodGroup label), created together
+  // since none is bound before minMember of them are assumed: each result in order.
+  std::vector<PodResult> ScheduleGang(const std::vector<const SourceObject*>& members);
+  // `list` in order, each gang's pods together; a pod the API server would refuse fails
+  // the whole call, or with `errors_as_reasons` is reported as not placed.
+  StatusOr<std::vector<PodResult>> ScheduleList(const std::vector<SourceObject>& list, bool errors_as_reasons);
   std::string ExplainOf(const AdmittedPod& pod) const {
     if (!options.explain || sched->decisions() == nullptr) return "";
     return sched->decisions()->PodJson(pod.namespace_, pod.name).value_or("");
@@ -311,18 +317,30 @@ void Simulator::Impl::Quiesce() {
            slice_tracker.Handled() >= server.LastChange(*FindKind("ResourceSlice")) &&
            device_class_tracker.Handled() >= server.LastChange(*FindKind("DeviceClass"));
   };
-  auto busy_queue = [this] {
-    for (const queue::QueuedPodState& st : sched->queue().QueuedPods()) {
-      if (st.queue == "activeQ" || st.queue == queue::kInFlightQueueName) return true;
+  // Pods waiting at Permit (a gang's members waiting for the rest) hold a binding cycle
+  // and stay in flight until time or another pod decides them: nothing moves meanwhile.
+  auto waiting_at_permit = [this] {
+    size_t n = 0;
+    for (const std::string& profile : profiles) {
+      if (auto* fwk = sched->FrameworkFor(profile)) n += fwk->CountWaitingPods([](const api::Pod&) { return true; });
     }
-    return false;
+    return n;
   };
+  auto busy_queue = [&] {
+    size_t in_flight = 0;
+    for (const queue::QueuedPodState& st : sched->queue().QueuedPods()) {
+      if (st.queue == "activeQ") return true;
+      in_flight += st.queue == queue::kInFlightQueueName ? 1 : 0;
+    }
+    return in_flight > waiting_at_permit();
+  };
+  auto binds_moving = [&] { return sched->BindsInFlight() > waiting_at_permit(); };
   int spins = 0;
   auto next_report = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   for (;;) {
     // The server is asked again last: an answer handled meanwhile (a bind's) may have
     // queued more (its event).
-    if (server.Idle() && caught_up() && sched->BindsInFlight() == 0 && !busy_queue() && server.Idle()) return;
+    if (server.Idle() && caught_up() && !binds_moving() && !busy_queue() && server.Idle()) return;
     if (std::chrono::steady_clock::now() > next_report) {
       // Not expected: say what is still moving.
       KLOG(WARNING) << "simulated cluster not at rest after 5s: server idle " << server.Idle() << ", pods handled "
@@ -454,6 +472,121 @@ StatusOr<PodResult> Simulator::Impl::ScheduleJson(std::string_view json, const s
   }
 }
 
+std::vector<PodResult> Simulator::Impl::ScheduleGang(const std::vector<const SourceObject*>& members) {
+  const KindInfo& pod_kind = *FindKind("Pod");
+  struct Member {
+    AdmittedPod pod;
+    std::string uid;
+    bool tried = false;  // created and waited for (not bound in the input, not refused)
+    bool bound = false;
+    bool rejected = false;
+  };
+  std::vector<PodResult> out(members.size());
+  std::vector<Member> ms(members.size());
+  {
+    std::lock_guard l(reports_mu);
+    reports.clear();
+  }
+  for (size_t i = 0; i < members.size(); ++i) {
+    const SourceObject& src = *members[i];
+    out[i] = {.namespace_ = src.namespace_.empty() ? "default" : src.namespace_, .name = src.name};
+    auto pod = Admit(src.json, src.source);
+    if (!pod.ok()) {
+      out[i].reason = pod.status().message();
+      continue;
+    }
+    ms[i].pod = std::move(*pod);
+    if (!profiles.contains(ms[i].pod.scheduler_name)) {
+      out[i].reason = "no profile of the configuration has schedulerName \"" + ms[i].pod.scheduler_name + "\"";
+      continue;
+    }
+    if (Status st = server.Create(pod_kind, ms[i].pod.json); !st.ok()) {
+      out[i].reason = src.source + ": " + st.message();
+      continue;
+    }
+    if (!ms[i].pod.node_name.empty()) {
+      out[i].node = ms[i].pod.node_name;
+      out[i].reason = "bound in the input (spec.nodeName)";
+      continue;
+    }
+    auto stored = server.Get(pod_kind, ms[i].pod.namespace_, ms[i].pod.name);
+    auto uid = stored ? StringAt(*stored, "metadata.uid") : StatusOr<std::optional<std::string>>(std::nullopt);
+    ms[i].uid = uid.ok() && *uid ? **uid : "";
+    ms[i].tried = true;
+  }
+  auto take_reports = [&] {
+    std::lock_guard l(reports_mu);
+    for (auto it = reports.begin(); it != reports.end();) {
+      auto m = std::find_if(ms.begin(), ms.end(), [&](const Member& x) { return x.tried && x.uid == it->pod->metadata.uid; });
+      if (m == ms.end()) {
+        ++it;
+        continue;
+      }
+      PodResult& r = out[static_cast<size_t>(m - ms.begin())];
+      r.victims.insert(r.victims.end(), it->victims.begin(), it->victims.end());
+      if (it->scheduled) {
+        m->bound = true;
+        r.node = it->node;
+        r.reason.clear();
+      } else if (!m->bound) {
+        m->rejected = true;
+        r.reason = it->message;
+      }
+      it = reports.erase(it);
+    }
+  };
+  // Settled: every member bound, or, with the cluster at rest, each of the others turned
+  // away at least once (it would retry after its backoff and fail the same way while
+  // nothing else changes), waiting at Permit for members that will not come, or gated.
+  const auto deadline = std::chrono::steady_clock::now() + options.settle_timeout;
+  auto waiting_at_permit = [&](const Member& m) {
+    auto* fwk = sched->FrameworkFor(m.pod.scheduler_name);
+    return fwk != nullptr && fwk->CountWaitingPods([&](const api::Pod& p) { return p.metadata.uid == m.uid; }) > 0;
+  };
+  auto all_bound = [&] {
+    return std::all_of(ms.begin(), ms.end(), [](const Member& m) { return !m.tried || m.bound; });
+  };
+  for (;;) {
+    take_reports();
+    if (all_bound()) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      for (size_t i = 0; i < ms.size(); ++i) {
+        if (ms[i].tried && !ms[i].bound && !ms[i].rejected)
+          out[i].reason = "neither bound nor rejected within " + std::to_string(options.settle_timeout.count()) + " ms";
+      }
+      break;
+    }
+    Quiesce();
+    take_reports();
+    if (all_bound()) break;
+    bool settled = true;
+    for (size_t i = 0; i < ms.size() && settled; ++i) {
+      const Member& m = ms[i];
+      if (!m.tried || m.bound || m.rejected) continue;
+      if (waiting_at_permit(m)) continue;
+      auto st = sched->queue().QueuedPod(m.pod.Key());
+      settled = st && st->queue == "gated";
+    }
+    if (settled) {
+      for (size_t i = 0; i < ms.size(); ++i) {
+        if (!ms[i].tried || ms[i].bound || ms[i].rejected) continue;
+        out[i].reason = waiting_at_permit(ms[i]) ? "waiting at Permit for the rest of its gang, which does not come"
+                                                 : "held back at PreEnqueue (scheduling gates)";
+      }
+      break;
+    }
+    std::unique_lock l(reports_mu);
+    reports_cv.wait_for(l, std::chrono::milliseconds(5));
+  }
+  for (size_t i = 0; i < ms.size(); ++i) {
+    if (!ms[i].tried) continue;
+    out[i].explain = ExplainOf(ms[i].pod);
+    if (!ms[i].bound) (void)server.Delete(pod_kind, ms[i].pod.namespace_, ms[i].pod.name);
+  }
+  Quiesce();
+  return out;
+}
+
 Simulator::Simulator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Simulator::~Simulator() {
@@ -474,19 +607,65 @@ StatusOr<std::unique_ptr<Simulator>> Simulator::New(const ClusterObjects& cluste
   return sim;
 }
 
-std::vector<PodResult> Simulator::SchedulePending() {
+namespace {
+
+// The pod's gang, "ns/name" from the label scheduling.x-k8s.io/pod-group; empty without.
+std::string GangOf(const SourceObject& pod) {
+  simdjson::dom::parser parser;
+  auto doc = parser.parse(pod.json);
+  if (doc.error()) return "";
+  auto label = MapEntry(doc.value(), "metadata.labels", api::kPodGroupLabel);
+  if (!label || label->type() != element_type::STRING) return "";
+  return (pod.namespace_.empty() ? std::string("default") : pod.namespace_) + "/" + std::string(label->get_string().value());
+}
+
+}  // namespace
+
+StatusOr<std::vector<PodResult>> Simulator::Impl::ScheduleList(const std::vector<SourceObject>& list,
+                                                                bool errors_as_reasons) {
   std::vector<PodResult> out;
-  for (const SourceObject& pod : impl_->pending) {
-    auto r = impl_->ScheduleJson(pod.json, pod.source, /*follow_preemption=*/true);
+  // With gangs, a group's pods are created together, at the place of its first.
+  std::vector<std::string> gangs(list.size());
+  if (sched->UsesPodGroups()) {
+    for (size_t i = 0; i < list.size(); ++i) gangs[i] = GangOf(list[i]);
+  }
+  std::map<std::string, std::vector<PodResult>, std::less<>> gang_results;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const SourceObject& pod = list[i];
+    if (!gangs[i].empty()) {
+      auto& results = gang_results[gangs[i]];
+      if (results.empty()) {
+        std::vector<const SourceObject*> members;
+        for (size_t j = i; j < list.size(); ++j) {
+          if (gangs[j] == gangs[i]) members.push_back(&list[j]);
+        }
+        results = ScheduleGang(members);
+        std::reverse(results.begin(), results.end());  // taken from the back, in order
+      }
+      out.push_back(std::move(results.back()));
+      results.pop_back();
+      continue;
+    }
+    auto r = ScheduleJson(pod.json, pod.source, /*follow_preemption=*/true);
     if (r.ok()) {
       out.push_back(std::move(*r));
-    } else {
+    } else if (errors_as_reasons) {
       out.push_back({.namespace_ = pod.namespace_.empty() ? "default" : pod.namespace_,
                      .name = pod.name,
                      .reason = r.status().message()});
+    } else {
+      return r.status();
     }
   }
   return out;
+}
+
+std::vector<PodResult> Simulator::SchedulePending() {
+  return *impl_->ScheduleList(impl_->pending, /*errors_as_reasons=*/true);
+}
+
+StatusOr<std::vector<PodResult>> Simulator::ScheduleAll(const std::vector<SourceObject>& pods) {
+  return impl_->ScheduleList(pods, /*errors_as_reasons=*/false);
 }
 
 StatusOr<PodResult> Simulator::Schedule(const SourceObject& pod) {

@@ -66,11 +66,15 @@ class Simulator {
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
-  // The cluster's pending pods, in file order.
+  // The cluster's pending pods, in file order (a gang's together, at its first).
   std::vector<PodResult> SchedulePending();
   // Creates `pod` and schedules it. kInvalidArgument for a pod the API server would
   // refuse (its name taken, an unknown PriorityClass), naming its source.
   StatusOr<PodResult> Schedule(const SourceObject& pod);
+  // Schedule() for each pod in order, except that with a Coscheduling profile the pods
+  // of one gang (label scheduling.x-k8s.io/pod-group) are created and scheduled together,
+  // at the place of the first, as SchedulePending does: a gang member alone never fits.
+  StatusOr<std::vector<PodResult>> ScheduleAll(const std::vector<SourceObject>& pods);
   // How many copies of `pod` (named NAME-capacity-1, -2, ...) fit, one after another, up to
   // `max`. A copy that could only be placed by preempting others does not fit.
   StatusOr<CapacityResult> CapacityOf(const SourceObject& pod, int max);

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "config/defaults.h"
+#include "config/load.h"
 #include "tests/fakes/prefer_node_plugin.h"
 
 namespace ksched::simulate {
@@ -383,6 +384,51 @@ TEST(SimulatorTest, PluginsOfTheCallersRegistryRunWithTheirArgs) {
   EXPECT_EQ(bad.status().message(),
             "profile \"default-scheduler\": initializing plugin \"PreferNode\": decoding args for plugin PreferNode: "
             "strict decoding error: unknown field \"nod\"");
+}
+
+// Gangs (Coscheduling, scheduler-plugins' PodGroups, which the 1.20.2 test server cannot
+// serve without their CRD): a gang's pending pods are created together; one that fits
+// is bound whole, one that does not is bound not at all, each member saying why.
+TEST(SimulatorTest, GangsAreBoundWholeOrNotAtAll) {
+  auto cfg = config::LoadConfigFromString(
+      "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+      "profiles:\n- schedulerName: ksched\n  plugins:\n    multiPoint:\n"
+      "      enabled: [{name: Coscheduling}]\n      disabled: [{name: PrioritySort}]\n"
+      "  pluginConfig:\n  - {name: Coscheduling, args: {permitWaitingTimeSeconds: 5}}\n");
+  ASSERT_TRUE(cfg.ok()) << cfg.status().ToString();
+  SimulateOptions o = Defaults();
+  o.config = *cfg;
+  auto group = [](std::string_view name, int min) {
+    return "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: " + std::string(name) +
+           "}\nspec: {minMember: " + std::to_string(min) + "}\n---\n";
+  };
+  auto member = [](std::string_view group, int i) {
+    const std::string label = "  labels: {scheduling.x-k8s.io/pod-group: " + std::string(group) + "}\n";
+    return Pod(std::string(group) + "-" + std::to_string(i), "1", "", "", label);
+  };
+  std::string cluster = Node("n1", "4") + Node("n2", "4") + group("small", 4) + group("big", 6);
+  // Interleaved in the file: each gang is still created whole, at its first member.
+  for (int i = 0; i < 6; ++i) {
+    if (i < 4) cluster += member("small", i);
+    cluster += member("big", i);
+  }
+  cluster += Pod("loner", "1");
+  auto sim = Start(cluster, o);
+  ASSERT_TRUE(sim);
+  std::vector<PodResult> r = sim->SchedulePending();
+  ASSERT_EQ(r.size(), 11u);
+  int small_bound = 0, big_bound = 0;
+  for (const PodResult& p : r) {
+    if (p.name.starts_with("small-")) small_bound += p.node ? 1 : 0;
+    if (p.name.starts_with("big-")) {
+      big_bound += p.node ? 1 : 0;
+      EXPECT_FALSE(p.reason.empty()) << p.name;
+    }
+  }
+  EXPECT_EQ(small_bound, 4);
+  EXPECT_EQ(big_bound, 0);  // 6 CPUs wanted, 4 left after the first gang
+  EXPECT_EQ(r.back().name, "loner");
+  EXPECT_TRUE(r.back().node);  // the room the big gang did not take
 }
 
 }  // namespace

@@ -78,6 +78,8 @@ class FakeHandle final : public framework::Handle, public framework::PodBinder {
   }
   std::vector<Waiting> waiting;
   std::vector<std::string> activated;  // keys, in order
+  framework::runtime::MetricsRecorder* Metrics() override { return metrics; }
+  framework::runtime::MetricsRecorder* metrics = nullptr;  // set by a test that reads them
 
   ksched::Status Bind(const api::Pod& pod, std::string_view node_name) override {
     binds.emplace_back(pod.Key(), std::string(node_name));

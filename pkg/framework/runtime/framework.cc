@@ -196,7 +196,7 @@ int Framework::RejectWaitingPods(const std::function<bool(const api::Pod&)>& mat
 
 int Framework::CountWaitingPods(const std::function<bool(const api::Pod&)>& match) const {
   int n = 0;
-  waiting_pods_.Iterate([&](WaitingPod& wp) { n += match(wp.pod()) ? 1 : 0; });
+  waiting_pods_.Iterate([&](WaitingPod& wp) { n += wp.Undecided() && match(wp.pod()) ? 1 : 0; });
   return n;
 }
 

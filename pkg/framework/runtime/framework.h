@@ -170,6 +170,7 @@ class Framework : public Handle {
   void ActivatePods(std::span<const api::PodPtr> pods) override {
     if (options_.activate) options_.activate(pods);
   }
+  MetricsRecorder* Metrics() override { return options_.metrics; }
 
   bool HasFilterPlugins() const { return !filter_.empty(); }
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }

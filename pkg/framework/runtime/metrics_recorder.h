@@ -24,6 +24,12 @@ class MetricsRecorder {
   // One call to an HTTP extender: its name (URL prefix), the verb's role (filter,
   // prioritize, bind, preempt) and whether it answered usably.
   virtual void ObserveExtenderCall(std::string_view extender, std::string_view call, bool ok, double seconds) {}
+  // Gangs (Coscheduling): a group admitted (minMember assumed or bound, its waiting
+  // members allowed); a group turned away, by reason ("timeout", "member_unschedulable",
+  // "member_failed"); groups with members waiting at Permit, as a change of the count.
+  virtual void ObservePodGroupAdmitted() {}
+  virtual void ObservePodGroupRejected(std::string_view reason) {}
+  virtual void AddPodGroupsWaiting(int delta) {}
 };
 
 // Upstream samples plugin durations in 10% of the cycles.

@@ -27,6 +27,11 @@ std::vector<std::string> WaitingPod::GetPendingPlugins() const {
   return out;
 }
 
+bool WaitingPod::Undecided() const {
+  MutexLock l(mu_);
+  return !result_.has_value();
+}
+
 void WaitingPod::Allow(std::string_view plugin) {
   MutexLock l(mu_);
   if (auto it = pending_.find(plugin); it != pending_.end()) pending_.erase(it);

@@ -32,6 +32,8 @@ class WaitingPod {
   const api::Pod& pod() const { return *pod_; }
   // Plugins that have not allowed the pod yet.
   std::vector<std::string> GetPendingPlugins() const;
+  // Not allowed, rejected or timed out yet.
+  bool Undecided() const;
   // `plugin` allows the pod; the last pending plugin's Allow releases it.
   void Allow(std::string_view plugin);
   // Rejects the pod (Unschedulable, attributed to `plugin`). The first decision wins.

@@ -248,13 +248,18 @@ Status Coscheduling::PostFilter(CycleState& state, const api::Pod& pod, const No
   const double not_assigned = min_member > 0 ? static_cast<double>(min_member - assigned) / min_member : 0;
   if (not_assigned <= args_.pod_group_reject_percentage / 100.0) return Status(Code::kUnschedulable);
 
-  handle_.RejectWaitingPods(SameGroup(pod, ref.name), kName, "optimistic rejection in PostFilter");
+  // Upstream's text, then which member brought the group down and why.
+  handle_.RejectWaitingPods(SameGroup(pod, ref.name), kName,
+                            "optimistic rejection in PostFilter (gang " + ref.key + ": pod " + pod.metadata.name +
+                                " is unschedulable: " +
+                                NodesAvailableMessage(static_cast<int>(handle_.Snapshot().NumNodes()), filtered) + ")");
   {
     MutexLock lock(mu_);
     if (args_.pod_group_backoff_seconds > 0 && static_cast<int>(members.size()) >= min_member)
       backed_off_.try_emplace(ref.key, clock_.Now() + std::chrono::seconds(args_.pod_group_backoff_seconds));
     resources_checked_.erase(ref.key);
     last_failure_[ref.key] = clock_.WallNow();
+    EndWaitLocked(ref.key, "member_unschedulable");
   }
   return Status(Code::kUnschedulable, "PodGroup " + ref.key + " gets rejected due to Pod " + pod.metadata.name +
                                           " is unschedulable even after PostFilter");
@@ -295,7 +300,13 @@ Status Coscheduling::Permit(CycleState& state, const api::Pod& pod, std::string_
     if (std::none_of(members.begin(), members.end(), [&](const api::PodPtr& m) { return m->metadata.name == pod.metadata.name; }))
       ++assigned;
     first = names.size() == 1;
-    if (assigned >= min_member) last_failure_.erase(ref.key);
+    if (assigned >= min_member) {
+      last_failure_.erase(ref.key);
+      if (assigned == min_member) EndWaitLocked(ref.key, "");
+    } else if (!waiting_until_.contains(ref.key)) {
+      waiting_until_.emplace(ref.key, clock_.Now() + WaitTime(*ref.group));
+      if (auto* m = handle_.Metrics()) m->AddPodGroupsWaiting(1);
+    }
   }
   if (assigned >= min_member) {
     const int allowed = handle_.AllowWaitingPods(SameGroup(pod, ref.name), kName);
@@ -340,8 +351,24 @@ void Coscheduling::Unreserve(CycleState& state, const api::Pod& pod, std::string
     }
     resources_checked_.erase(ref.key);
     last_failure_[ref.key] = clock_.WallNow();
+    auto w = waiting_until_.find(ref.key);
+    if (w != waiting_until_.end()) EndWaitLocked(ref.key, clock_.Now() >= w->second ? "timeout" : "member_failed");
   }
-  handle_.RejectWaitingPods(SameGroup(pod, ref.name), kName, "rejection in Unreserve");
+  handle_.RejectWaitingPods(SameGroup(pod, ref.name), kName,
+                            "rejection in Unreserve (gang " + ref.key + ": pod " + pod.metadata.name +
+                                " was rejected, timed out or failed to bind)");
+}
+
+void Coscheduling::EndWaitLocked(const std::string& key, std::string_view rejection_reason) {
+  const bool was_waiting = waiting_until_.erase(key) > 0;
+  auto* m = handle_.Metrics();
+  if (m == nullptr) return;
+  if (was_waiting) m->AddPodGroupsWaiting(-1);
+  if (rejection_reason.empty()) {
+    m->ObservePodGroupAdmitted();
+  } else if (was_waiting) {
+    m->ObservePodGroupRejected(rejection_reason);
+  }
 }
 
 // ---- queueing hints ----------------------------------------------------------------------

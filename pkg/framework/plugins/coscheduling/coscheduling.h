@@ -120,6 +120,12 @@ class Coscheduling final : public QueueSortPlugin,
   std::map<std::string, Clock::time_point, std::less<>> resources_checked_ GUARDED_BY(mu_);
   // Groups' last failure, which the queue sorts them by until a member is permitted.
   std::map<std::string, std::chrono::system_clock::time_point, std::less<>> last_failure_ GUARDED_BY(mu_);
+  // Groups with members waiting at Permit, and when the first began to wait plus its
+  // timeout (a release after it counts as a timeout in the metrics).
+  std::map<std::string, Clock::time_point, std::less<>> waiting_until_ GUARDED_BY(mu_);
+
+  // Ends `key`'s wait for the metrics: admitted, or turned away for `reason`.
+  void EndWaitLocked(const std::string& key, std::string_view rejection_reason) REQUIRES(mu_);
 };
 
 }  // namespace ksched::framework::plugins::coscheduling

@@ -248,7 +248,8 @@ TEST_F(CoschedulingTest, UnreserveRejectsWaitingSiblings) {
   handle_.waiting = {{Member("a", "pg")}, {Member("x", "other")}};
   CycleState state;
   p.Unreserve(state, *Member("b", "pg"), "n1");
-  EXPECT_EQ(handle_.waiting[0].rejected, "rejection in Unreserve");
+  EXPECT_EQ(handle_.waiting[0].rejected,
+            "rejection in Unreserve (gang ns/pg: pod b was rejected, timed out or failed to bind)");
   EXPECT_EQ(handle_.waiting[1].rejected, "");
   EXPECT_EQ(p.Progress(*Member("c", "pg")).assigned, 1);  // a is still permitted until its own Unreserve
 }
@@ -259,12 +260,16 @@ TEST_F(CoschedulingTest, PostFilterRejectsTheGroupAndBacksItOff) {
   auto& p = Plugin(Args{.pod_group_backoff_seconds = 30});
   (void)RunPermit(*Member("a", "pg"));
   handle_.waiting = {{Member("a", "pg")}};
+  handle_.SetSnapshot(cache::Snapshot::FromObjects({NodeBuilder().Name("n1").Capacity({{"cpu", "1"}}).Obj()}, {}));
   CycleState state;
   PostFilterResult result;
-  Status s = p.PostFilter(state, *Member("b", "pg"), {}, result);
+  NodeToStatusMap filtered = {{"n1", Status(Code::kUnschedulable, "Insufficient cpu")}};
+  Status s = p.PostFilter(state, *Member("b", "pg"), filtered, result);
   EXPECT_EQ(s.code(), Code::kUnschedulable);
   EXPECT_EQ(s.Message(), "PodGroup ns/pg gets rejected due to Pod b is unschedulable even after PostFilter");
-  EXPECT_EQ(handle_.waiting[0].rejected, "optimistic rejection in PostFilter");
+  EXPECT_EQ(handle_.waiting[0].rejected,
+            "optimistic rejection in PostFilter (gang ns/pg: pod b is unschedulable: 0/1 nodes are available: 1 "
+            "Insufficient cpu.)");
   Status backed = RunPreFilter(*Member("c", "pg"));
   EXPECT_EQ(backed.code(), Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(backed.Message(), "podGroup ns/pg failed recently");
@@ -287,6 +292,39 @@ TEST_F(CoschedulingTest, PostFilterSparesAGroupAlmostComplete) {
   Status s = p.PostFilter(state, *pods[9], {}, result);
   EXPECT_EQ(s.code(), Code::kUnschedulable);
   EXPECT_EQ(handle_.waiting[0].rejected, "");
+}
+
+// Groups waiting, admitted and turned away (by a timeout or a member that fits nowhere).
+TEST_F(CoschedulingTest, Metrics) {
+  struct Recorder : runtime::MetricsRecorder {
+    void ObservePodGroupAdmitted() override { ++admitted; }
+    void ObservePodGroupRejected(std::string_view reason) override { rejected.emplace_back(reason); }
+    void AddPodGroupsWaiting(int delta) override { waiting += delta; }
+    int admitted = 0, waiting = 0;
+    std::vector<std::string> rejected;
+  } rec;
+  handle_.metrics = &rec;
+  AddGroup(Group("ns", "a", 2, "2026-01-01T00:00:00Z", {}, 10));
+  AddGroup(Group("ns", "b", 2, "2026-01-01T00:00:00Z", {}, 10));
+  lister_.pods = {Member("a0", "a"), Member("a1", "a"), Member("b0", "b"), Member("b1", "b")};
+  auto& p = Plugin();
+  (void)RunPermit(*Member("a0", "a"));
+  (void)RunPermit(*Member("b0", "b"));
+  EXPECT_EQ(rec.waiting, 2);
+  EXPECT_TRUE(RunPermit(*Member("a1", "a")).IsSuccess());
+  EXPECT_EQ(rec.admitted, 1);
+  EXPECT_EQ(rec.waiting, 1);
+  clock_.Advance(std::chrono::seconds(11));  // b0's wait is over: the framework unreserves it
+  CycleState state;
+  p.Unreserve(state, *Member("b0", "b"), "n1");
+  p.Unreserve(state, *Member("b0", "b"), "n1");  // counted once
+  EXPECT_EQ(rec.rejected, (std::vector<std::string>{"timeout"}));
+  EXPECT_EQ(rec.waiting, 0);
+  (void)RunPermit(*Member("b0", "b"));
+  PostFilterResult result;
+  (void)p.PostFilter(state, *Member("b1", "b"), {}, result);
+  EXPECT_EQ(rec.rejected, (std::vector<std::string>{"timeout", "member_unschedulable"}));
+  EXPECT_EQ(rec.waiting, 0);
 }
 
 TEST_F(CoschedulingTest, HintsQueueOnlyTheGroupConcerned) {
