@@ -113,7 +113,7 @@ bench: bench-client bench-decode bench-queue bench-algorithm
 bench-client: control-plane build
 	bash scripts/bench-client.sh $(BUILD)
 
-# WORKLOAD=basic|anti-affinity|spread|preferred-affinity|replicaset|preemption|all (default
+# WORKLOAD=basic|anti-affinity|spread|preferred-affinity|replicaset|preemption|gang|all (default
 # basic); NODES, PODS, QPS, UPSTREAM=0 (ksched only), KSCHED=0 (kube-scheduler only),
 # LIMIT=1 (also the no-op binder: the API server's limit, and ksched's fraction of it), LIMIT=2
 # (and that binder again with a pod watch like a scheduler's)

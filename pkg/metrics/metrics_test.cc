@@ -232,5 +232,23 @@ TEST(MetricsTest, ImplementsTheRecorderInterfaces) {
   EXPECT_THAT(lines, Contains(R"(scheduler_schedule_attempts_total{profile="p",result="error"} 1)"));
 }
 
+TEST(MetricsTest, GangMetrics) {
+  Metrics m;
+  framework::runtime::MetricsRecorder& f = m;
+  const auto before = Lines(m.Serialize());
+  EXPECT_THAT(before, Contains("ksched_pod_groups_waiting 0"));
+  EXPECT_THAT(before, Contains("ksched_pod_group_admissions_total 0"));
+  f.AddPodGroupsWaiting(1);
+  f.AddPodGroupsWaiting(1);
+  f.AddPodGroupsWaiting(-1);
+  f.ObservePodGroupAdmitted();
+  f.ObservePodGroupRejected("timeout");
+  f.ObservePodGroupRejected("timeout");
+  const auto lines = Lines(m.Serialize());
+  EXPECT_THAT(lines, Contains("ksched_pod_groups_waiting 1"));
+  EXPECT_THAT(lines, Contains("ksched_pod_group_admissions_total 1"));
+  EXPECT_THAT(lines, Contains(R"(ksched_pod_group_rejections_total{reason="timeout"} 2)"));
+}
+
 }  // namespace
 }  // namespace ksched::metrics
