@@ -263,7 +263,8 @@ class Handle {
   // How many pods wait at Permit, not yet allowed or rejected, for which `match` is true.
   virtual int CountWaitingPods(const std::function<bool(const api::Pod&)>& match) const { return 0; }
   // Moves these pods to activeQ if they wait in unschedulablePods or backoffQ (upstream
-  // PodsToActivate). Not from a queue callback (QueueSort, PreEnqueue, hints).
+  // PodsToActivate); pods in flight are left to their attempts. Not from a queue
+  // callback (QueueSort, PreEnqueue, hints).
   virtual void ActivatePods(std::span<const api::PodPtr> pods) {}
   // Where plugins report metrics of their own (gangs); null: nowhere.
   virtual runtime::MetricsRecorder* Metrics() { return nullptr; }

@@ -352,16 +352,23 @@ void PriorityQueue::Activate(std::span<const api::PodPtr> pods) {
   ActivateLocked(pods, /*only_awaiting_preemption=*/false);
 }
 
+void PriorityQueue::ActivateQueued(std::span<const api::PodPtr> pods) {
+  MutexLock lock(mu_);
+  ActivateLocked(pods, /*only_awaiting_preemption=*/false, /*in_flight_too=*/false);
+}
+
 void PriorityQueue::ActivateAwaitingPreemption(std::span<const api::PodPtr> pods) {
   MutexLock lock(mu_);
   ActivateLocked(pods, /*only_awaiting_preemption=*/true);
 }
 
-void PriorityQueue::ActivateLocked(std::span<const api::PodPtr> pods, bool only_awaiting_preemption) {
+void PriorityQueue::ActivateLocked(std::span<const api::PodPtr> pods, bool only_awaiting_preemption,
+                                   bool in_flight_too) {
   bool activated = false;
   for (const api::PodPtr& pod : pods) {
     Entry* e = Find(pod->Key());
     if (e == nullptr) {
+      if (!in_flight_too) continue;
       // In flight: make its coming back go straight to activeQ (its attempt may have
       // seen the cluster from before what activates it).
       in_flight_.Record(framework::kForceActivate, nullptr, pod, IdOf(*pod), true);

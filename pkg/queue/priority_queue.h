@@ -32,6 +32,7 @@ class PriorityQueue final : public SchedulingQueue {
 
   Status Add(api::PodPtr pod) override EXCLUDES(mu_);
   void Activate(std::span<const api::PodPtr> pods) override EXCLUDES(mu_);
+  void ActivateQueued(std::span<const api::PodPtr> pods) override EXCLUDES(mu_);
   void ActivateAwaitingPreemption(std::span<const api::PodPtr> pods) override EXCLUDES(mu_);
   Status AddUnschedulableIfNotPresent(QueuedPodInfoPtr info) override EXCLUDES(mu_);
   int64_t SchedulingCycle() const override EXCLUDES(mu_);
@@ -122,7 +123,10 @@ class PriorityQueue final : public SchedulingQueue {
   // gated.
   bool ActivateFromBackoff(Entry* e) REQUIRES(mu_);
   // Activate, or ActivateAwaitingPreemption with `only_awaiting_preemption`.
-  void ActivateLocked(std::span<const api::PodPtr> pods, bool only_awaiting_preemption) REQUIRES(mu_);
+  // `in_flight_too`: a pod in flight is recorded to go straight to activeQ when it comes
+  // back.
+  void ActivateLocked(std::span<const api::PodPtr> pods, bool only_awaiting_preemption, bool in_flight_too = true)
+      REQUIRES(mu_);
   // Backing off after an internal error rather than a rejection (no plugin named).
   static bool BackingOffAfterError(const framework::QueuedPodInfo& info) {
     return info.unschedulable_plugins.empty() && info.pending_plugins.empty();

@@ -100,6 +100,10 @@ class SchedulingQueue {
   // asking for a related pod to be retried now). In-flight pods are requeued
   // immediately when their attempt fails.
   virtual void Activate(std::span<const api::PodPtr> pods) = 0;
+  // Activate for the pods that wait in unschedulablePods or backoffQ only: a pod in
+  // flight is left to its attempt (a gang member waiting at Permit needs no activation,
+  // and one would send it straight back to activeQ if that attempt failed).
+  virtual void ActivateQueued(std::span<const api::PodPtr> pods) = 0;
   // The victims of these pods' preemption have left their nominated node: those of them
   // that wait for it (QueuedPodInfo::awaiting_preemption) go to activeQ, and one in
   // flight is requeued to activeQ when its attempt fails.

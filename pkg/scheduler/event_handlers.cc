@@ -129,16 +129,17 @@ void NodeEventHandler::OnDelete(const informers::Deleted<api::Node>& deleted) {
     KLOG(ERROR) << "scheduler cache RemoveNode failed: " << s.message();
 }
 
-void GangMemberHandler::ActivateSiblings(const api::Pod& pod) {
+void GangMemberHandler::ActivateSiblings(const api::Pod& pod, bool only_at_quorum) {
   if (pod.IsAssigned()) return;
   const std::string* group_name = pod.metadata.labels.Get(api::kPodGroupLabel);
   if (group_name == nullptr || group_name->empty()) return;
   api::PodGroupPtr group = lister_.PodGroupNamed(pod.metadata.namespace_, *group_name);
   if (group == nullptr) return;
   std::vector<api::PodPtr> members = lister_.PodGroupMembers(pod.metadata.namespace_, *group_name);
-  if (static_cast<int64_t>(members.size()) < group->min_member) return;
+  const auto count = static_cast<int64_t>(members.size());
+  if (count < group->min_member || (only_at_quorum && count != group->min_member)) return;
   std::erase_if(members, [&](const api::PodPtr& m) { return m->IsAssigned() || m->metadata.uid == pod.metadata.uid; });
-  if (!members.empty()) queue_.Activate(members);
+  if (!members.empty()) queue_.ActivateQueued(members);
 }
 
 }  // namespace ksched::scheduler

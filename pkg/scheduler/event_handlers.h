@@ -81,15 +81,18 @@ class StorageEventHandler final : public informers::EventHandler<T> {
 class GangMemberHandler final : public informers::EventHandler<api::Pod> {
  public:
   GangMemberHandler(queue::SchedulingQueue& queue, const api::ClusterLister& lister) : queue_(queue), lister_(lister) {}
-  void OnAdd(const api::PodPtr& pod) override { ActivateSiblings(*pod); }
+  void OnAdd(const api::PodPtr& pod) override { ActivateSiblings(*pod, /*only_at_quorum=*/true); }
   // A member whose scheduling gates are removed counts as one more ungated member.
   void OnUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override {
-    if (!old_pod->spec.scheduling_gates.empty() && new_pod->spec.scheduling_gates.empty()) ActivateSiblings(*new_pod);
+    if (!old_pod->spec.scheduling_gates.empty() && new_pod->spec.scheduling_gates.empty())
+      ActivateSiblings(*new_pod, /*only_at_quorum=*/false);
   }
   void OnDelete(const informers::Deleted<api::Pod>& /*deleted*/) override {}
 
  private:
-  void ActivateSiblings(const api::Pod& pod);
+  // `only_at_quorum`: only when the group has just reached minMember pods (members added
+  // after that pass PreFilter themselves).
+  void ActivateSiblings(const api::Pod& pod, bool only_at_quorum);
   queue::SchedulingQueue& queue_;
   const api::ClusterLister& lister_;
 };

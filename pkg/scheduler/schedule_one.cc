@@ -28,7 +28,8 @@ struct Scheduler::Attempt {
   // Released from Permit unbound (a timeout, or a gang sibling's failure): the pod fitted
   // when it was assumed, so it retries after its backoff rather than waiting for a
   // cluster event its rejecting plugin registered (upstream waits for one: with
-  // Coscheduling a pod add anywhere, or the unschedulable-pods flush in a quiet cluster).
+  // Coscheduling a pod add anywhere, or the unschedulable-pods flush in a quiet cluster,
+  // where a gang whose members were all released together would wait minutes).
   bool released_from_permit = false;
 
   const api::Pod& pod() const { return info->pod(); }

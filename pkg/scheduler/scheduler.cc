@@ -73,7 +73,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::New(SchedulerOptions options) {
     fopts.clock = &s->clock_;
     // The queue is made after the frameworks (it sorts with their QueueSort plugin).
     fopts.activate = [sched = s.get()](std::span<const api::PodPtr> pods) {
-      if (sched->queue_) sched->queue_->Activate(pods);
+      if (sched->queue_) sched->queue_->ActivateQueued(pods);
     };
     if (s->options_.framework_metrics) fopts.metrics = s->options_.framework_metrics;
     auto fwk = framework::runtime::NewFramework(

@@ -736,10 +736,10 @@ TEST_F(SchedulerTest, BindGateClosedSendsNoBindAndRequeues) {
   EXPECT_EQ(pq().Len(), 0u);
 }
 
-// A pod rejected while it waits at Permit (a timeout, a gang sibling's failure) fitted
-// when it was assumed: it goes back to backoffQ to retry, not to unschedulablePods to
-// wait for an event. Its assumed room is freed with an AssignedPodDelete move, which
-// takes another pod TestPlugin rejected out of unschedulablePods.
+// A pod rejected while it waits at Permit (a gang sibling's failure) fitted when it was
+// assumed: it goes back to backoffQ to retry, not to unschedulablePods to wait for an
+// event. Its assumed room is freed with an AssignedPodDelete move, which takes another
+// pod TestPlugin rejected out of unschedulablePods.
 TEST_F(SchedulerTest, PodRejectedAtPermitRetriesAfterBackoff) {
   Start({.with_plugin = true});
   knobs_->Add(&PluginKnobs::reject_permit, "other");
@@ -764,6 +764,22 @@ TEST_F(SchedulerTest, PodRejectedAtPermitRetriesAfterBackoff) {
   EXPECT_EQ(Where(p), SubQueue::kBackoff);
   EXPECT_EQ(Where(other), SubQueue::kBackoff);
   ExpectOneConditionPatch("p", {R"("reason":"Unschedulable")", "denied by the test"});
+}
+
+// A pod whose wait at Permit times out fitted when it was assumed and nothing rejected
+// it: it goes to backoffQ to retry, not to unschedulablePods to wait for an event.
+TEST_F(SchedulerTest, PodTimedOutAtPermitRetriesAfterBackoff) {
+  Start({.with_plugin = true});
+  knobs_->Add(&PluginKnobs::wait_permit, "p");
+  auto p = AddNodeN1AndPodP("4", "100m");
+  ScheduleOneNoWait();
+  auto* fwk = sched_->FrameworkFor(kProfile);
+  ASSERT_NE(fwk->GetWaitingPod("uid-p"), nullptr);
+  clock_.Advance(61s);
+  ASSERT_TRUE(WaitForBinds());
+  EXPECT_TRUE(Binds().empty());
+  EXPECT_EQ(Where(p), SubQueue::kBackoff);
+  ExpectOneConditionPatch("p", {R"("reason":"Unschedulable")", "rejected due to timeout after waiting 1m0s"});
 }
 
 // A pod deleted while it waits at Permit: the delete handler rejects it, its binding

@@ -145,7 +145,8 @@ class Framework : public Handle {
   Status RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name);
 
   // ---- binding cycle ----
-  Status WaitOnPermit(const api::Pod& pod);
+  // `timed_out`, when given, is set when a plugin's timeout ended the wait.
+  Status WaitOnPermit(const api::Pod& pod, bool* timed_out = nullptr);
   Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name);
   // Bind plugins in order until one does not Skip.
   Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node_name);

@@ -429,12 +429,13 @@ Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::
   return result;
 }
 
-Status Framework::WaitOnPermit(const api::Pod& pod) {
+Status Framework::WaitOnPermit(const api::Pod& pod, bool* timed_out) {
   std::string key = WaitingPodKey(pod);
   std::shared_ptr<WaitingPod> wp = waiting_pods_.Get(key);
   if (wp == nullptr) return Status();
   Clock::time_point start = options_.clock->Now();
   Status s = wp->Wait();
+  if (timed_out != nullptr) *timed_out = wp->TimedOut();
   waiting_pods_.Remove(key);
   if (metrics_enabled_) options_.metrics->ObservePermitWait(s.code(), Seconds(options_.clock->Now() - start));
   if (s.IsSuccess() || s.IsRejected()) return s;

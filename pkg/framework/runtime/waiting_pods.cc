@@ -32,6 +32,11 @@ bool WaitingPod::Undecided() const {
   return !result_.has_value();
 }
 
+bool WaitingPod::TimedOut() const {
+  MutexLock l(mu_);
+  return timed_out_;
+}
+
 void WaitingPod::Allow(std::string_view plugin) {
   MutexLock l(mu_);
   if (auto it = pending_.find(plugin); it != pending_.end()) pending_.erase(it);
@@ -61,6 +66,7 @@ Status WaitingPod::Wait() {
         return a.second.deadline < b.second.deadline;
       });
       if (clock_.Now() >= first->second.deadline) {
+        timed_out_ = true;
         FinishLocked(Status(Code::kUnschedulable, "rejected due to timeout after waiting " +
                                                       config::FormatGoDuration(first->second.timeout) +
                                                       " at plugin " + first->first)

@@ -34,6 +34,8 @@ class WaitingPod {
   std::vector<std::string> GetPendingPlugins() const;
   // Not allowed, rejected or timed out yet.
   bool Undecided() const;
+  // Whether a plugin's timeout ended the wait (not an Allow or a Reject).
+  bool TimedOut() const;
   // `plugin` allows the pod; the last pending plugin's Allow releases it.
   void Allow(std::string_view plugin);
   // Rejects the pod (Unschedulable, attributed to `plugin`). The first decision wins.
@@ -56,6 +58,7 @@ class WaitingPod {
   mutable Mutex mu_;
   std::map<std::string, Pending, std::less<>> pending_ GUARDED_BY(mu_);
   std::optional<Status> result_ GUARDED_BY(mu_);
+  bool timed_out_ GUARDED_BY(mu_) = false;
   std::stop_source wake_;
 };
 

@@ -15,6 +15,10 @@ constexpr std::chrono::seconds kDefaultWaitTime{60};
 // go-cache's default expiration in NewPodGroupManager, for a minResources pass when
 // permitWaitingTimeSeconds is 0.
 constexpr std::chrono::seconds kDefaultResourceCheckTtl{3};
+// A group is not admitted this close to its members' timeout (see Permit).
+constexpr std::chrono::milliseconds kAdmitMargin{500};
+// Permits between two sweeps of the per-group state.
+constexpr int kSweepEvery = 256;
 
 std::string_view GroupLabel(const api::Pod& pod) {
   const std::string* v = pod.metadata.labels.Get(api::kPodGroupLabel);
@@ -34,7 +38,9 @@ struct PermitState final : StateData {
   bool activate = false;
 };
 
-// "cpu: 2, memory: 1Gi" in the order given: the resources a cluster is short of.
+// "map[cpu:2000m memory:1073741824]": the resources a cluster is short of, cpu in
+// millicores and the rest in units, in the order cpu, memory, ephemeral-storage, pods,
+// then the extended resources.
 std::string FormatGap(const std::vector<std::pair<std::string, int64_t>>& gap) {
   std::string out = "map[";
   for (size_t i = 0; i < gap.size(); ++i) {
@@ -99,7 +105,7 @@ int Coscheduling::AssignedLocked(const GroupRef& ref, const std::vector<api::Pod
   auto it = permitted_.find(ref.key);
   int n = 0;
   for (const api::PodPtr& m : members) {
-    if (!m->spec.node_name.empty() || (it != permitted_.end() && it->second.contains(m->metadata.name))) ++n;
+    if (!m->spec.node_name.empty() || (it != permitted_.end() && it->second.contains(m->metadata.uid))) ++n;
   }
   return n;
 }
@@ -238,23 +244,21 @@ Status Coscheduling::PostFilter(CycleState& state, const api::Pod& pod, const No
   if (ref.group == nullptr) return Status(Code::kUnschedulable, "can not find pod group");
   auto members = handle_.Lister().PodGroupMembers(pod.metadata.namespace_, ref.name);
   const int min_member = ref.group->min_member;
-  int assigned = 0;
-  {
-    MutexLock lock(mu_);
-    assigned = AssignedLocked(ref, members);
-  }
-  if (assigned >= min_member) return Status(Code::kUnschedulable);
-  // Few members missing: the group is not given up for one of them.
-  const double not_assigned = min_member > 0 ? static_cast<double>(min_member - assigned) / min_member : 0;
-  if (not_assigned <= args_.pod_group_reject_percentage / 100.0) return Status(Code::kUnschedulable);
-
   // Upstream's text, then which member brought the group down and why.
-  handle_.RejectWaitingPods(SameGroup(pod, ref.name), kName,
-                            "optimistic rejection in PostFilter (gang " + ref.key + ": pod " + pod.metadata.name +
-                                " is unschedulable: " +
-                                NodesAvailableMessage(static_cast<int>(handle_.Snapshot().NumNodes()), filtered) + ")");
+  const std::string why = "optimistic rejection in PostFilter (gang " + ref.key + ": pod " + pod.metadata.name +
+                          " is unschedulable: " +
+                          NodesAvailableMessage(static_cast<int>(handle_.Snapshot().NumNodes()), filtered) + ")";
   {
+    // Counting, forgetting and rejecting under one lock: a Permit on the scheduling
+    // thread never counts a member this rejects (it would admit a group in part).
     MutexLock lock(mu_);
+    const int assigned = AssignedLocked(ref, members);
+    if (assigned >= min_member) return Status(Code::kUnschedulable);
+    // Few members missing: the group is not given up for one of them.
+    const double not_assigned = min_member > 0 ? static_cast<double>(min_member - assigned) / min_member : 0;
+    if (not_assigned <= args_.pod_group_reject_percentage / 100.0) return Status(Code::kUnschedulable);
+    permitted_.erase(ref.key);
+    RejectWaitingLocked(pod, ref, why);
     if (args_.pod_group_backoff_seconds > 0 && static_cast<int>(members.size()) >= min_member)
       backed_off_.try_emplace(ref.key, clock_.Now() + std::chrono::seconds(args_.pod_group_backoff_seconds));
     resources_checked_.erase(ref.key);
@@ -285,36 +289,52 @@ Status Coscheduling::Permit(CycleState& state, const api::Pod& pod, std::string_
   const int min_member = ref.group->min_member;
   int assigned = 0;
   bool first = false;
+  Clock::time_point deadline{};
   {
     MutexLock lock(mu_);
-    auto& names = permitted_[ref.key];
-    names.insert(pod.metadata.name);
-    // Drop members that are gone, so the set never outgrows the group.
-    std::erase_if(names, [&](const std::string& n) {
-      return n != pod.metadata.name && std::none_of(members.begin(), members.end(), [&](const api::PodPtr& m) {
-               return m->metadata.name == n;
-             });
+    SweepLocked();
+    auto& uids = permitted_[ref.key];
+    uids.insert(pod.metadata.uid);
+    // Drop members that are gone or bound (a bound one counts by its node), so the set
+    // holds only assumed pods and never outgrows the group.
+    std::erase_if(uids, [&](const std::string& uid) {
+      if (uid == pod.metadata.uid) return false;
+      auto m = std::find_if(members.begin(), members.end(), [&](const api::PodPtr& x) { return x->metadata.uid == uid; });
+      return m == members.end() || !(*m)->spec.node_name.empty();
     });
     assigned = AssignedLocked(ref, members);
     // The pod itself counts even before the informer has it.
-    if (std::none_of(members.begin(), members.end(), [&](const api::PodPtr& m) { return m->metadata.name == pod.metadata.name; }))
+    if (std::none_of(members.begin(), members.end(),
+                     [&](const api::PodPtr& m) { return m->metadata.uid == pod.metadata.uid; }))
       ++assigned;
-    first = names.size() == 1;
+    first = uids.size() == 1;
+    const Clock::time_point now = clock_.Now();
+    auto w = waiting_until_.find(ref.key);
+    if (assigned >= min_member && w != waiting_until_.end() && now + kAdmitMargin >= w->second) {
+      // The members waiting are about to time out: admitting now could race their
+      // timeouts and bind the group in part. They time out and retry together.
+      uids.erase(pod.metadata.uid);
+      return Status(Code::kUnschedulable, "gang " + ref.key + ": the wait of its members at Permit is ending");
+    }
     if (assigned >= min_member) {
       last_failure_.erase(ref.key);
-      if (assigned == min_member) EndWaitLocked(ref.key, "");
-    } else if (!waiting_until_.contains(ref.key)) {
-      waiting_until_.emplace(ref.key, clock_.Now() + WaitTime(*ref.group));
+      if (w != waiting_until_.end() || assigned == min_member) EndWaitLocked(ref.key, "");
+      // Allowed under the lock, so no rejection of this group interleaves.
+      const int allowed = handle_.AllowWaitingPods(SameGroup(pod, ref.name), kName);
+      KLOG_V(3) << "Coscheduling: gang " << ref.key << " admitted (" << assigned << "/" << min_member
+                << " assumed or bound, " << allowed << " released from Permit)";
+      return Status();
+    }
+    // One deadline for the whole group, set by its first waiting member (as upstream's
+    // GangScheduling keeps one per group): its members time out together.
+    if (w == waiting_until_.end()) {
+      w = waiting_until_.emplace(ref.key, now + WaitTime(*ref.group)).first;
       if (auto* m = handle_.Metrics()) m->AddPodGroupsWaiting(1);
     }
+    deadline = w->second;
   }
-  if (assigned >= min_member) {
-    const int allowed = handle_.AllowWaitingPods(SameGroup(pod, ref.name), kName);
-    KLOG_V(3) << "Coscheduling: gang " << ref.key << " admitted (" << assigned << "/" << min_member
-              << " assumed or bound, " << allowed << " released from Permit)";
-    return Status();
-  }
-  timeout = WaitTime(*ref.group);
+  timeout = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_.Now()),
+                     std::chrono::milliseconds(1));
   if (first) {
     // upstream ActivateSiblings: members turned away earlier (too few siblings then, or
     // rejected with their group) are tried again now that one is waiting.
@@ -339,24 +359,63 @@ Status Coscheduling::Permit(CycleState& state, const api::Pod& pod, std::string_
 
 void Coscheduling::Unreserve(CycleState& state, const api::Pod& pod, std::string_view node_name) {
   // upstream coscheduling.go Unreserve: one member that fails takes its waiting siblings
-  // back with it, so no partial group is bound.
+  // back with it, so no partial group is bound. The bookkeeping is by the group's key: it
+  // is done even when the PodGroup is gone.
   GroupRef ref = GroupOf(pod);
-  if (ref.group == nullptr) return;
-  {
-    MutexLock lock(mu_);
-    auto it = permitted_.find(ref.key);
-    if (it != permitted_.end()) {
-      it->second.erase(pod.metadata.name);
-      if (it->second.empty()) permitted_.erase(it);
-    }
-    resources_checked_.erase(ref.key);
-    last_failure_[ref.key] = clock_.WallNow();
-    auto w = waiting_until_.find(ref.key);
-    if (w != waiting_until_.end()) EndWaitLocked(ref.key, clock_.Now() >= w->second ? "timeout" : "member_failed");
+  if (ref.name.empty()) return;
+  MutexLock lock(mu_);
+  if (released_.erase(pod.metadata.uid) > 0) {
+    // Released with its group by another member's failure: that member's cascade has
+    // done the rest. Rejecting again would take down members that began to wait since.
+    if (auto it = permitted_.find(ref.key); it != permitted_.end()) it->second.erase(pod.metadata.uid);
+    return;
   }
-  handle_.RejectWaitingPods(SameGroup(pod, ref.name), kName,
-                            "rejection in Unreserve (gang " + ref.key + ": pod " + pod.metadata.name +
-                                " was rejected, timed out or failed to bind)");
+  // Every member not bound is forgotten before its rejection, under the lock Permit
+  // counts under: a member rejected here is never counted towards an admission.
+  permitted_.erase(ref.key);
+  resources_checked_.erase(ref.key);
+  last_failure_[ref.key] = clock_.WallNow();
+  auto w = waiting_until_.find(ref.key);
+  if (w != waiting_until_.end()) EndWaitLocked(ref.key, clock_.Now() >= w->second ? "timeout" : "member_failed");
+  RejectWaitingLocked(pod, ref,
+                      "rejection in Unreserve (gang " + ref.key + ": pod " + pod.metadata.name +
+                          " was rejected, timed out or failed to bind)");
+}
+
+void Coscheduling::RejectWaitingLocked(const api::Pod& pod, const GroupRef& ref, const std::string& message) {
+  auto same_group = SameGroup(pod, ref.name);
+  auto* released = &released_;  // the lock is held across the call
+  handle_.RejectWaitingPods(
+      [&](const api::Pod& other) {
+        if (!same_group(other) || other.metadata.uid == pod.metadata.uid) return false;
+        released->insert(other.metadata.uid);
+        return true;
+      },
+      kName, message);
+}
+
+void Coscheduling::SweepLocked() {
+  // Groups' entries outlive their groups unless swept: every kSweepEvery Permits, drop
+  // what has expired and the groups that have no pod left.
+  if (++permits_since_sweep_ < kSweepEvery) return;
+  permits_since_sweep_ = 0;
+  const Clock::time_point now = clock_.Now();
+  std::erase_if(backed_off_, [&](const auto& e) { return e.second <= now; });
+  std::erase_if(resources_checked_, [&](const auto& e) { return e.second <= now; });
+  auto gone = [&](const std::string& key) {
+    const size_t slash = key.find('/');
+    return handle_.Lister()
+        .PodGroupMembers(std::string_view(key).substr(0, slash), std::string_view(key).substr(slash + 1))
+        .empty();
+  };
+  std::erase_if(permitted_, [&](const auto& e) { return gone(e.first); });
+  if (released_.size() > 4096) released_.clear();  // entries whose Unreserve never came
+  std::erase_if(last_failure_, [&](const auto& e) { return gone(e.first); });
+  std::vector<std::string> ended;
+  for (const auto& [key, until] : waiting_until_) {
+    if (gone(key)) ended.push_back(key);
+  }
+  for (const std::string& key : ended) EndWaitLocked(key, "member_failed");
 }
 
 void Coscheduling::EndWaitLocked(const std::string& key, std::string_view rejection_reason) {

@@ -22,7 +22,9 @@
 //
 // Thread-safety: Less and the hints run on queue threads under the queue's lock; the other
 // points on the scheduling thread, Unreserve also on binding workers. The plugin's own
-// state is behind its mutex, never held while calling into the framework or the queue.
+// state is behind its mutex. Waiting members are allowed and rejected under it (the
+// waiting-pods map takes no lock of the queue's or the plugin's), so counting a group and
+// deciding its members is one step; the queue (ActivatePods) is called without it.
 #pragma once
 
 #include <chrono>
@@ -94,7 +96,7 @@ class Coscheduling final : public QueueSortPlugin,
   };
   GroupRef GroupOf(const api::Pod& pod) const;
   // Members assumed or bound: bound members from the informer, plus those this plugin
-  // permitted that still exist.
+  // permitted (by uid) that still exist.
   int AssignedLocked(const GroupRef& ref, const std::vector<api::PodPtr>& members) const REQUIRES(mu_);
   // The time the queue sorts a pod by (upstream GetCreationTimestamp).
   std::chrono::system_clock::time_point SortTime(const QueuedPodInfo& info) const;
@@ -111,9 +113,15 @@ class Coscheduling final : public QueueSortPlugin,
   const std::chrono::system_clock::duration steady_to_wall_;
 
   mutable Mutex mu_;
-  // "ns/name" -> names of members Permit has let through (Success or Wait) and that were
-  // not unreserved since (upstream assignedPodsByPG, fed by Permit).
+  // "ns/name" -> uids of members Permit has let through (Success or Wait) that are not
+  // bound yet and were not unreserved or rejected with their group since (upstream
+  // assignedPodsByPG, which is fed by Permit; by uid here, so a member deleted and created
+  // again under its name does not count as placed).
   std::map<std::string, std::set<std::string, std::less<>>, std::less<>> permitted_ GUARDED_BY(mu_);
+  int permits_since_sweep_ GUARDED_BY(mu_) = 0;
+  // Members rejected at Permit by a sibling's failure whose Unreserve has not run yet:
+  // theirs does not cascade again.
+  std::set<std::string, std::less<>> released_ GUARDED_BY(mu_);
   // Groups backed off until the time given (podGroupBackoffSeconds).
   std::map<std::string, Clock::time_point, std::less<>> backed_off_ GUARDED_BY(mu_);
   // Groups whose minResources check passed, until the time given (upstream permittedPG).
@@ -126,6 +134,11 @@ class Coscheduling final : public QueueSortPlugin,
 
   // Ends `key`'s wait for the metrics: admitted, or turned away for `reason`.
   void EndWaitLocked(const std::string& key, std::string_view rejection_reason) REQUIRES(mu_);
+  // Drops expired backoffs and resource checks and the state of groups with no pod left.
+  void SweepLocked() REQUIRES(mu_);
+  // Rejects the members of `pod`'s group waiting at Permit (not `pod`) and remembers them
+  // in released_.
+  void RejectWaitingLocked(const api::Pod& pod, const GroupRef& ref, const std::string& message) REQUIRES(mu_);
 };
 
 }  // namespace ksched::framework::plugins::coscheduling

@@ -251,7 +251,55 @@ TEST_F(CoschedulingTest, UnreserveRejectsWaitingSiblings) {
   EXPECT_EQ(handle_.waiting[0].rejected,
             "rejection in Unreserve (gang ns/pg: pod b was rejected, timed out or failed to bind)");
   EXPECT_EQ(handle_.waiting[1].rejected, "");
-  EXPECT_EQ(p.Progress(*Member("c", "pg")).assigned, 1);  // a is still permitted until its own Unreserve
+  EXPECT_EQ(p.Progress(*Member("c", "pg")).assigned, 0);  // a is forgotten with its rejection
+}
+
+// Members rejected with their group no longer count, even before their own Unreserve
+// runs: a later member waits instead of admitting a group in part.
+TEST_F(CoschedulingTest, RejectedMembersDoNotCountTowardsAdmission) {
+  AddGroup(Group("ns", "pg", 3));
+  lister_.pods = {Member("a", "pg"), Member("b", "pg"), Member("c", "pg"), Member("d", "pg")};
+  auto& p = Plugin();
+  (void)RunPermit(*Member("a", "pg"));
+  (void)RunPermit(*Member("b", "pg"));
+  handle_.waiting = {{Member("a", "pg")}, {Member("b", "pg")}};
+  CycleState state;
+  PostFilterResult result;
+  (void)p.PostFilter(state, *Member("c", "pg"), {}, result);  // c fits nowhere
+  EXPECT_FALSE(handle_.waiting[0].rejected.empty());
+  EXPECT_TRUE(RunPermit(*Member("d", "pg")).IsWait());  // not admitted with a and b
+}
+
+// A member deleted and created again under its name is a new pod: the old one's Permit
+// does not count for it.
+TEST_F(CoschedulingTest, AMemberCreatedAgainUnderItsNameIsNotCounted) {
+  AddGroup(Group("ns", "pg", 2));
+  lister_.pods = {Member("w-0", "pg"), Member("w-1", "pg")};
+  auto& p = Plugin();
+  (void)RunPermit(*Member("w-0", "pg"));
+  auto again = std::make_shared<api::Pod>(*Member("w-0", "pg"));
+  again->metadata.uid = "uid-w-0-again";
+  lister_.pods = {again, Member("w-1", "pg")};
+  EXPECT_EQ(p.Progress(*again).assigned, 0);
+  EXPECT_TRUE(RunPermit(*Member("w-1", "pg")).IsWait());
+}
+
+// Members wait until one deadline for the group; a group is not admitted in the last
+// moments before it, when the waiting members' timeouts could split it.
+TEST_F(CoschedulingTest, OneDeadlinePerGroupAndNoAdmissionAtItsEnd) {
+  AddGroup(Group("ns", "pg", 3, "2026-01-01T00:00:00Z", {}, 10));
+  lister_.pods = {Member("a", "pg"), Member("b", "pg"), Member("c", "pg")};
+  Plugin();
+  std::chrono::milliseconds timeout{0};
+  EXPECT_TRUE(RunPermit(*Member("a", "pg"), &timeout).IsWait());
+  EXPECT_EQ(timeout, std::chrono::seconds(10));
+  clock_.Advance(std::chrono::seconds(4));
+  EXPECT_TRUE(RunPermit(*Member("b", "pg"), &timeout).IsWait());
+  EXPECT_EQ(timeout, std::chrono::seconds(6));  // the group's deadline, not a fresh 10 s
+  clock_.Advance(std::chrono::milliseconds(5800));
+  Status late = RunPermit(*Member("c", "pg"));
+  EXPECT_EQ(late.code(), Code::kUnschedulable);
+  EXPECT_EQ(late.Message(), "gang ns/pg: the wait of its members at Permit is ending");
 }
 
 TEST_F(CoschedulingTest, PostFilterRejectsTheGroupAndBacksItOff) {
